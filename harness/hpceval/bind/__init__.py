@@ -1,0 +1,129 @@
+"""Bind stage: wrap a suggestion into a runnable build unit with the harness-owned driver of its language.
+
+The driver owns data, validation and timing; the suggestion only provides the kernel function. The binding
+says how the driver calls it (argument expressions, which output receives a returned array). The canonical
+binding calls the kernel with the spec's signature; signature inference (bind.signature) may replace it with a
+mapping for free-form suggestions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from hpceval.contracts import Binding
+from hpceval.paths import DRIVERS_DIR
+from hpceval.spec import KernelSpec, Language, Param
+
+_ENV = Environment(loader=FileSystemLoader(DRIVERS_DIR), undefined=StrictUndefined, keep_trailing_newline=True,
+                   trim_blocks=True, lstrip_blocks=True)
+
+
+class BindError(Exception):
+    """The suggestion cannot be connected to the driver; the message is the `unbindable` evidence."""
+
+
+@dataclass
+class DriverHooks:
+    """What a toolchain adds to its language's driver (e.g. Kokkos initialize/finalize)."""
+
+    includes: list[str] = field(default_factory=list)
+    init: str = ""
+    finalize: str = ""
+
+
+def _ctype(p: Param, spec: KernelSpec) -> str:
+    if p.kind in ("int", "index"):
+        return "int"
+    return "float" if spec.dtype == "float32" else "double"
+
+
+def _ftype(p: Param, spec: KernelSpec) -> str:
+    if p.kind in ("int", "index"):
+        return "integer"
+    return "real(real32)" if spec.dtype == "float32" else "real(real64)"
+
+
+def _pytype(p: Param, spec: KernelSpec) -> str:
+    if p.kind in ("int", "index"):
+        return "int" if not p.is_array else "np.int32"
+    return f"np.{spec.dtype}"
+
+
+def canonical_args(spec: KernelSpec, lang: Language) -> list[str]:
+    """Argument expressions for calling the kernel with the spec's own signature."""
+    if lang.id == "cpp":
+        return [f"{p.name}.data()" if p.is_array else p.name for p in spec.params]
+    if lang.id == "python":
+        return [f'ns["{p.name}"]' for p in spec.params]
+    return [p.name for p in spec.params]
+
+
+def canonical_binding(spec: KernelSpec, lang: Language) -> Binding:
+    outputs = [p.name for p in spec.outputs if p.is_array]
+    returns = outputs[0] if lang.id == "python" and len(outputs) == 1 else None
+    return Binding(function=spec.function, args=canonical_args(spec, lang), returns=returns,
+                   evidence=f"canonical signature {spec.function}({', '.join(p.name for p in spec.params)})")
+
+
+_FORTRAN_MODULE = re.compile(r"^\s*module\s+(?!procedure\b)(\w+)\s*$", re.IGNORECASE | re.MULTILINE)
+_FORTRAN_PROGRAM = re.compile(r"^\s*program\s+\w+.*?^\s*end\s*program\b[^\n]*$", re.IGNORECASE | re.MULTILINE | re.DOTALL)
+
+
+def fortran_kernel_source(code: str) -> tuple[str, str]:
+    """Return (module source, module name): a suggestion's own module, or its procedures wrapped in one.
+
+    Wrapping gives the driver an explicit interface (so assumed-shape dummies work) without imposing
+    `implicit none` on sloppy code. A `program` block (a test main) is dropped.
+    """
+    code = _FORTRAN_PROGRAM.sub("", code)
+    match = _FORTRAN_MODULE.search(code)
+    if match:
+        return code, match.group(1)
+    return f"module hpceval_kernel\ncontains\n{code}\nend module hpceval_kernel\n", "hpceval_kernel"
+
+
+def _call(lang: Language, binding: Binding) -> str:
+    args = ", ".join(binding.args)
+    if lang.id == "fortran":
+        return f"call {binding.function}({args})"
+    if lang.id == "python":
+        return f"kernel({args})"
+    return f"{binding.function}({args})"
+
+
+def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, hooks: DriverHooks,
+                driver_ext: str | None = None) -> dict[str, str]:
+    """Source files of the build unit: the suggestion (possibly wrapped) and the rendered driver."""
+    ext = driver_ext or lang.extension
+    params = []
+    for p in spec.params:
+        dims = [str(e) for e in p.shape]
+        params.append({
+            "name": p.name, "is_array": p.is_array, "ctype": _ctype(p, spec), "ftype": _ftype(p, spec),
+            "size_expr": "*".join(f"({d})" for d in dims) or "1", "dims": ", ".join(dims),
+            "colons": ",".join(":" for _ in dims),
+        })
+    context = {"params": params, "call": _call(lang, binding), "function": binding.function,
+               "returns": binding.returns, "hooks": hooks}
+    files: dict[str, str] = {}
+    if lang.id == "fortran":
+        source, module = fortran_kernel_source(code)
+        files["kernel.f90"] = source
+        files["driver.f90"] = _ENV.get_template("fortran.j2").render(module=module, **context)
+    elif lang.id == "python":
+        files["kernel.py"] = code
+        scalars = [f'("{p.name}", {_pytype(p, spec)})' for p in spec.params if not p.is_array]
+        arrays = [f'("{p.name}", {_pytype(p, spec)}, {[str(e) for e in p.shape]!r})' for p in spec.params if p.is_array]
+        files["driver.py"] = _ENV.get_template("python.j2").render(
+            kernel_file="kernel.py", scalar_types="[" + ", ".join(scalars) + "]",
+            arrays="[" + ", ".join(arrays) + "]", **context)
+    elif lang.id == "cpp":
+        kernel_file = f"kernel.{ext}"
+        files[kernel_file] = code
+        files[f"driver.{ext}"] = _ENV.get_template("cpp.j2").render(kernel_file=kernel_file, **context)
+    else:
+        raise BindError(f"no driver for language {lang.id}")
+    return files

@@ -1,0 +1,187 @@
+"""Evaluate one suggestion: bind -> build -> run -> validate -> time, in a fresh sandboxed work dir.
+
+Returns exactly one Verdict with evidence. Faults of the harness or missing toolchains become infra_error,
+never a verdict against the LLM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import statistics
+import tempfile
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from hpceval.bind import BindError, canonical_binding, render_unit
+from hpceval.caseio import MissingOutput, read_arrays, read_times, write_cases
+from hpceval.contracts import Binding, Evaluation, ProcResult, Verdict
+from hpceval.executors import Executor, Limits
+from hpceval.paths import DRIVERS_DIR
+from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
+from hpceval.toolchains import get_toolchain
+from hpceval.validate import compare, timing_case, usage_problem, validation_cases
+
+EVALUATOR_VERSION = "1"
+
+
+def normalize_code(code: str) -> str:
+    lines = [line.rstrip() for line in code.strip().splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
+@dataclass
+class Evaluator:
+    """Holds what stays fixed across a run: catalog, executor, seed, limits, whether to time."""
+
+    catalog: Catalog
+    executor: Executor
+    seed: int = 20230615
+    build_limits: Limits = field(default_factory=lambda: Limits(wall_s=120))
+    run_limits: Limits = field(default_factory=lambda: Limits(wall_s=60))
+    timing: bool = True
+    keep_dirs: bool = False
+
+    @cached_property
+    def _harness_hash(self) -> str:
+        h = hashlib.sha256(EVALUATOR_VERSION.encode())
+        for path in sorted(DRIVERS_DIR.iterdir()):
+            h.update(path.read_bytes())
+        return h.hexdigest()[:16]
+
+    def kernel_hash(self, spec: KernelSpec) -> str:
+        h = hashlib.sha256()
+        for name in ("spec.toml", "reference.py"):
+            h.update((spec.folder / name).read_bytes())
+        return h.hexdigest()[:16]
+
+    def cache_key(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None) -> str:
+        toolchain = get_toolchain(model.toolchain)
+        info = toolchain.detect()
+        payload = {
+            "code": normalize_code(code), "kernel": spec.id, "kernel_hash": self.kernel_hash(spec),
+            "model": model.id, "toolchain": toolchain.name, "version": info.version, "flags": model.flags,
+            "usage": model.usage, "binding": binding.model_dump() if binding else None, "seed": self.seed,
+            "executor": self.executor.name, "image": self.executor.image_digest(toolchain.name),
+            "harness": self._harness_hash, "timing": self.timing,
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None = None) -> Evaluation:
+        lang = self.catalog.languages[model.language]
+        toolchain = get_toolchain(model.toolchain)
+        info = toolchain.detect()
+        base = {"toolchain": toolchain.name, "toolchain_version": info.version,
+                "image": self.executor.image_digest(toolchain.name), "device": model.device}
+        if not code.strip():
+            return Evaluation(verdict=Verdict.no_code, evidence="no code in the suggestion", **base)
+        if not info.available:
+            return Evaluation(verdict=Verdict.infra_error,
+                              evidence=f"toolchain unavailable: {toolchain.name}; {info.how_to_get}", **base)
+        if not info.can_run:
+            return Evaluation(verdict=Verdict.infra_error,
+                              evidence=f"toolchain {toolchain.name} builds here but cannot run: {info.note or info.how_to_get}",
+                              **base)
+        binding = binding or canonical_binding(spec, lang)
+        base["variant"] = binding.variant
+        try:
+            files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
+        except BindError as exc:
+            return Evaluation(verdict=Verdict.unbindable, evidence=str(exc), **base)
+        workdir = Path(tempfile.mkdtemp(prefix=f"hpceval-{spec.id}-{model.id}-"))
+        try:
+            return self._build_and_run(workdir, files, spec, model, toolchain, code, base)
+        finally:
+            if not self.keep_dirs:
+                shutil.rmtree(workdir, ignore_errors=True)
+
+    def _build_and_run(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
+                       toolchain, code: str, base: dict) -> Evaluation:
+        lang = self.catalog.languages[model.language]
+        for name, text in files.items():
+            (workdir / name).write_text(text)
+        env = toolchain.env(model)
+        build_s = 0.0
+        for step in toolchain.build_steps(model):
+            result = self.executor.run(step, workdir, env, self.build_limits)
+            build_s += result.seconds
+            if result.timed_out:
+                return Evaluation(verdict=Verdict.timeout, evidence=f"build exceeded {self.build_limits.wall_s:.0f} s",
+                                  build_s=build_s, **base)
+            if result.returncode != 0:
+                return Evaluation(verdict=Verdict.build_error, evidence=_first_errors(result), build_s=build_s, **base)
+
+        cases = validation_cases(spec, self.seed)
+        write_cases(workdir, spec, lang, cases)
+        result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits)
+        run_s = result.seconds
+        failure = self._run_failure(result, len(cases), "validation", base, build_s)
+        if failure:
+            return failure
+        worst = 0.0
+        for i, case in enumerate(cases):
+            try:
+                outputs = read_arrays(workdir, i, spec, lang, case)
+            except MissingOutput as exc:
+                return Evaluation(verdict=Verdict.runtime_error, evidence=f"size {case.label}: {exc}",
+                                  failed_size=case.label, build_s=build_s, run_s=run_s, **base)
+            check = compare(spec, case, outputs)
+            worst = max(worst, check.max_rel_error)
+            if not check.ok:
+                return Evaluation(verdict=Verdict.wrong_result, evidence=f"size {case.label}: {check.detail}",
+                                  max_rel_error=check.max_rel_error, failed_size=case.label, build_s=build_s,
+                                  run_s=run_s, **base)
+        problem = usage_problem(code, model, lang)
+        if problem:
+            return Evaluation(verdict=Verdict.wrong_model, evidence=problem, max_rel_error=worst, build_s=build_s,
+                              run_s=run_s, **base)
+        timing = self._time(workdir, spec, model, toolchain, env, base, build_s) if self.timing else {}
+        if isinstance(timing, Evaluation):
+            return timing
+        evidence = f"{len(cases)} sizes within tolerance (max rel error {worst:.2e})"
+        return Evaluation(verdict=Verdict.correct, evidence=evidence, max_rel_error=worst, build_s=build_s,
+                          run_s=run_s, **timing, **base)
+
+    def _run_failure(self, result: ProcResult, n_cases: int, phase: str, base: dict, build_s: float) -> Evaluation | None:
+        done = result.stdout.count("hpceval case ")
+        where = f"{phase}: {done}/{n_cases} cases finished"
+        if result.timed_out:
+            return Evaluation(verdict=Verdict.timeout, evidence=f"{where}; killed after {self.run_limits.wall_s:.0f} s",
+                              build_s=build_s, run_s=result.seconds, **base)
+        if result.returncode != 0:
+            signal = f" (signal {result.killed_by})" if result.killed_by else ""
+            return Evaluation(verdict=Verdict.runtime_error,
+                              evidence=f"{where}; exit {result.returncode}{signal}: {result.tail[-600:]}",
+                              build_s=build_s, run_s=result.seconds, **base)
+        return None
+
+    def _time(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base, build_s):
+        lang = self.catalog.languages[model.language]
+        case = timing_case(spec, self.seed)
+        for stale in workdir.glob("c*/"):
+            shutil.rmtree(stale, ignore_errors=True)
+        write_cases(workdir, spec, lang, [case])
+        result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits)
+        failure = self._run_failure(result, 1, f"timing at {case.label}", base, build_s)
+        if failure:
+            return failure
+        times = read_times(workdir, 0)
+        if not times:
+            return {}
+        times.sort()
+        median = statistics.median(times)
+        q = statistics.quantiles(times, n=4) if len(times) >= 2 else [median, median, median]
+        flops = spec.metric(spec.flops, case.size)
+        nbytes = spec.metric(spec.bytes, case.size)
+        return {"time_median_s": median, "time_min_s": times[0], "time_iqr_s": q[2] - q[0],
+                "gflops": flops / median / 1e9 if median > 0 else None,
+                "gbytes_per_s": nbytes / median / 1e9 if median > 0 else None}
+
+
+def _first_errors(result: ProcResult) -> str:
+    """The compiler lines that matter: the first few 'error' lines, else the tail."""
+    text = result.stderr or result.stdout
+    errors = [line for line in text.splitlines() if "error" in line.lower()]
+    return ("\n".join(errors[:6]) if errors else text[-800:]).strip()[:1500]

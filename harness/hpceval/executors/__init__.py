@@ -1,0 +1,60 @@
+"""Executors decide where a build or run command of a toolchain executes.
+
+`local` runs it in an nsjail sandbox on this machine, `docker` in the toolchain's container image. Both take
+the same arguments and return the same ProcResult, so verdicts do not depend on the executor.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from hpceval.contracts import ProcResult
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandboxed command. Defaults fit a compile or a validation run on a laptop."""
+
+    wall_s: float = 60.0
+    cpu_s: int = 300
+    address_space_mb: int = 16384
+    memory_mb: int = 4096
+    pids: int = 256
+    file_size_mb: int = 256
+    open_files: int = 1024
+    stack_mb: int = 512
+    output_kb: int = 64
+
+
+class ExecutorUnavailable(RuntimeError):
+    """The executor cannot run anything here (no sandbox, no engine); the message says what to install."""
+
+
+class Executor(ABC):
+    name: str = "abstract"
+
+    @abstractmethod
+    def run(self, argv: list[str], workdir: Path, env: dict[str, str], limits: Limits,
+            image: str | None = None) -> ProcResult:
+        """Run argv with cwd = workdir (seen as /w inside the sandbox); never raises for the program's faults."""
+
+    def describe(self) -> str:
+        return self.name
+
+    def image_digest(self, toolchain: str) -> str:
+        """The image that runs a toolchain's jobs (empty for the local executor)."""
+        return ""
+
+
+def get_executor(name: str) -> Executor:
+    if name == "local":
+        from hpceval.executors.local import LocalExecutor
+
+        return LocalExecutor()
+    if name == "docker":
+        from hpceval.executors.docker import DockerExecutor
+
+        return DockerExecutor()
+    raise ExecutorUnavailable(f"unknown executor {name!r}; valid: local, docker")

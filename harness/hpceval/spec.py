@@ -1,0 +1,254 @@
+"""Kernel specs and the programming-model catalog, loaded from kernels_spec/.
+
+A kernel is one folder: spec.toml (canonical parameters, sizes, tolerances, FLOP/byte counts, the study's words),
+reference.py (NumPy reference and seeded input generator) and solutions/<model-id>.<ext> (known-correct code).
+Programming models and languages are entries of kernels_spec/models.toml. Everything here is pydantic so that a
+broken spec fails at load time with a message naming the file and field, not deep inside a run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import tomllib
+from collections.abc import Callable, Iterable
+from functools import cache, cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from hpceval.paths import kernels_dir
+
+
+class SpecError(ValueError):
+    """A kernel spec or the model catalog is malformed; the message names the file and what to fix."""
+
+
+class UnknownNameError(ValueError):
+    """A user named a kernel, model or language that does not exist; the message lists the valid ones."""
+
+
+def eval_expr(expr: str | int, values: dict[str, Any]) -> int | float:
+    """Evaluate a size expression such as "m*n" or "n+1" with the scalar parameters in `values`."""
+    if isinstance(expr, int | float):
+        return expr
+    return eval(expr, {"__builtins__": {}, "math": math}, dict(values))  # noqa: S307 - spec files are ours
+
+
+class Param(BaseModel):
+    """One canonical parameter of a kernel's function."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    kind: Literal["int", "real", "index"]
+    intent: Literal["in", "out", "inout"] = "in"
+    shape: list[str] = Field(default_factory=list, description="size expressions; empty for scalars")
+    doc: str = ""
+
+    @property
+    def is_array(self) -> bool:
+        return bool(self.shape)
+
+    @property
+    def is_output(self) -> bool:
+        return self.intent in ("out", "inout")
+
+
+class Sizes(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    validation: list[dict[str, int]]
+    timing: dict[str, int]
+    timing_reps: int = 5
+
+
+class Tolerance(BaseModel):
+    """Error bound: |out - ref| <= factor * eps(dtype) * reduction * scale, scale = the kernel on |inputs|.
+
+    That is the classical forward-error bound of sums of products, so it grows with the reduction length
+    (a dot product of length n) and with the precision, and never rejects a correct reordering of a sum.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    factor: float = 2.0
+    reduction: str = "1"
+    floor: float = 0.0
+
+
+class KernelSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    function: str
+    summary: str
+    words: str = Field(description="the kernel's name in the study's prompts, e.g. 'saxpy'")
+    aliases: list[str] = Field(default_factory=list)
+    dtype: Literal["float32", "float64"]
+    params: list[Param]
+    sizes: Sizes
+    tolerance: Tolerance = Tolerance()
+    flops: str
+    bytes: str
+    layout: str = ""
+    check: Literal["compare", "custom"] = "compare"
+    folder: Path = Field(exclude=True)
+
+    @field_validator("params")
+    @classmethod
+    def _has_output(cls, params: list[Param]) -> list[Param]:
+        if not any(p.is_output for p in params):
+            raise ValueError("a kernel needs at least one out/inout parameter")
+        return params
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(self.dtype)
+
+    def param(self, name: str) -> Param:
+        return next(p for p in self.params if p.name == name)
+
+    @property
+    def outputs(self) -> list[Param]:
+        return [p for p in self.params if p.is_output]
+
+    @cached_property
+    def module(self) -> ModuleType:
+        """The kernel's reference.py, imported once."""
+        path = self.folder / "reference.py"
+        spec = importlib.util.spec_from_file_location(f"hpceval_kernel_{self.id}", path)
+        if spec is None or spec.loader is None:
+            raise SpecError(f"{path}: cannot import")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for required in ("make_inputs", "reference"):
+            if not hasattr(module, required):
+                raise SpecError(f"{path}: missing function {required}()")
+        return module
+
+    def make_inputs(self, size: dict[str, int], rng: np.random.Generator) -> dict[str, Any]:
+        """All canonical parameters for one case: scalars, input arrays, and output arrays' initial values."""
+        values = self.module.make_inputs(dict(size), rng, self.np_dtype)
+        missing = [p.name for p in self.params if p.name not in values]
+        if missing:
+            raise SpecError(f"{self.folder}/reference.py make_inputs() did not return {missing}")
+        return values
+
+    def reference(self, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
+        return self.module.reference(inputs)
+
+    @property
+    def custom_check(self) -> Callable[..., tuple[bool, float, str]] | None:
+        return getattr(self.module, "check", None) if self.check == "custom" else None
+
+    def metric(self, expr: str, size: dict[str, int]) -> float:
+        return float(eval_expr(expr, size))
+
+    def solution_path(self, model: ProgrammingModel, catalog: Catalog) -> Path:
+        ext = catalog.languages[model.language].extension
+        return self.folder / "solutions" / f"{model.id}.{ext}"
+
+
+class Language(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    extension: str
+    line_comment: str
+    block_comment: tuple[str, str] | None = None
+    array_order: Literal["C", "F"]
+    index_base: int
+    keyword: str | None = Field(None, description="the study's keyword hint, e.g. 'function'")
+    keyword_placement: Literal["same_line", "next_line"] | None = None
+    fence: str = Field(description="Markdown fence tag for chat answers")
+
+
+class ProgrammingModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    language: str
+    words: str = Field(description="the model's name as the study wrote it in prompts")
+    name: str
+    toolchain: str
+    device: Literal["cpu", "gpu"]
+    aliases: list[str] = Field(default_factory=list)
+    usage: list[str] = Field(default_factory=list, description="regexes; each must match comment-free code")
+    chat_hint: str = ""
+    flags: list[str] = Field(default_factory=list, description="compiler flags the toolchain adds for this model")
+
+
+class Catalog(BaseModel):
+    """Everything the plan stage may combine: kernels, languages and programming models."""
+
+    model_config = ConfigDict(extra="forbid")
+    kernels: dict[str, KernelSpec]
+    languages: dict[str, Language]
+    models: dict[str, ProgrammingModel]
+
+    def select_kernels(self, names: Iterable[str] | None) -> list[KernelSpec]:
+        return [self.kernels[k] for k in _select(names, self.kernels, {}, "kernel")]
+
+    def select_models(self, names: Iterable[str] | None, languages: Iterable[str] | None = None) -> list[ProgrammingModel]:
+        """Resolve model ids and bare names ('openmp' selects it in every language), narrowed by languages."""
+        aliases: dict[str, list[str]] = {}
+        for model in self.models.values():
+            for alias in model.aliases:
+                aliases.setdefault(alias, []).append(model.id)
+        chosen = _select(names, self.models, aliases, "programming model")
+        if languages:
+            langs = _select(languages, self.languages, {}, "language")
+            chosen = [m for m in chosen if self.models[m].language in langs]
+        return [self.models[m] for m in chosen]
+
+
+def _select(names: Iterable[str] | None, known: dict[str, Any], aliases: dict[str, list[str]], what: str) -> list[str]:
+    """Expand user names (ids, aliases or 'all') into ids in catalog order; unknown names raise one clear error."""
+    wanted = [n.strip() for n in (names or ["all"]) if n.strip()]
+    if not wanted or "all" in wanted:
+        return list(known)
+    picked: list[str] = []
+    for name in wanted:
+        ids = [name] if name in known else aliases.get(name.lower())
+        if not ids:
+            valid = ", ".join(list(known) + sorted(aliases))
+            raise UnknownNameError(f"unknown {what} {name!r}; valid: {valid}")
+        picked.extend(i for i in ids if i not in picked)
+    return [k for k in known if k in picked]
+
+
+def load_kernel(folder: Path) -> KernelSpec:
+    path = folder / "spec.toml"
+    try:
+        raw = tomllib.loads(path.read_text())
+        return KernelSpec(folder=folder, **raw)
+    except (tomllib.TOMLDecodeError, ValidationError, TypeError) as exc:
+        first = str(exc).splitlines()
+        raise SpecError(f"{path}: {' '.join(first[:3])}") from None
+
+
+def load_catalog(root: Path | None = None) -> Catalog:
+    root = root or kernels_dir()
+    models_path = root / "models.toml"
+    try:
+        raw = tomllib.loads(models_path.read_text())
+        languages = {k: Language(id=k, **v) for k, v in raw["languages"].items()}
+        models = {k: ProgrammingModel(id=k, **v) for k, v in raw["models"].items()}
+    except (tomllib.TOMLDecodeError, ValidationError, KeyError, TypeError) as exc:
+        raise SpecError(f"{models_path}: {' '.join(str(exc).splitlines()[:3])}") from None
+    for model in models.values():
+        if model.language not in languages:
+            raise SpecError(f"{models_path}: model {model.id} names unknown language {model.language!r}")
+    kernels = {}
+    for folder in sorted(p for p in root.iterdir() if (p / "spec.toml").is_file()):
+        spec = load_kernel(folder)
+        kernels[spec.id] = spec
+    order = ["axpy", "gemv", "gemm", "spmv", "jacobi", "cg"]
+    kernels = dict(sorted(kernels.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+    return Catalog(kernels=kernels, languages=languages, models=models)
+
+
+@cache
+def catalog() -> Catalog:
+    """The installed catalog, loaded once per process."""
+    return load_catalog()
