@@ -62,6 +62,7 @@ class Binding(BaseModel):
     returns: str | None = None
     variant: str = "canonical"
     evidence: str = ""
+    error: str | None = Field(None, description="why no consistent mapping exists (verdict unbindable)")
     files: dict[str, str] = Field(default_factory=dict, description="source files of the build unit")
 
 

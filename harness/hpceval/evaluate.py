@@ -86,6 +86,8 @@ class Evaluator:
                               **base)
         binding = binding or canonical_binding(spec, lang)
         base["variant"] = binding.variant
+        if binding.error:
+            return Evaluation(verdict=Verdict.unbindable, evidence=binding.error, **base)
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
         except BindError as exc:

@@ -127,3 +127,19 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
     else:
         raise BindError(f"no driver for language {lang.id}")
     return files
+
+
+def choose_binding(code: str, spec: KernelSpec, lang: Language, style: str) -> Binding:
+    """The binding for a suggestion: signature inference where available, else the canonical signature.
+
+    Chat prompts fix the signature, so the canonical binding is right for them; free-form (paper-style)
+    suggestions go through signature inference when the bind.signature module can handle the language.
+    """
+    if style == "paper":
+        try:
+            from hpceval.bind.signature import infer_binding
+        except ImportError:
+            infer_binding = None
+        if infer_binding is not None:
+            return infer_binding(code, spec, lang)
+    return canonical_binding(spec, lang)

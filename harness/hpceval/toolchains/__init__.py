@@ -103,10 +103,30 @@ class UnknownToolchain(LookupError):
     pass
 
 
+class MissingToolchain(Toolchain):
+    """Stands in for a toolchain module that is not part of this installation: every job is infra_error."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def detect(self) -> ToolInfo:
+        return ToolInfo(False, how_to_get=f"no toolchain module hpceval/toolchains/{self.name}.py in this version")
+
+    def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
+        return []
+
+    def run_argv(self, model: ProgrammingModel) -> list[str]:
+        return []
+
+
 @cache
 def get_toolchain(name: str) -> Toolchain:
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+        raise UnknownToolchain(f"invalid toolchain name {name!r}")
     try:
         module = importlib.import_module(f"hpceval.toolchains.{name}")
     except ModuleNotFoundError as exc:
-        raise UnknownToolchain(f"no toolchain module hpceval/toolchains/{name}.py") from exc
+        if exc.name != f"hpceval.toolchains.{name}":
+            raise
+        return MissingToolchain(name)
     return module.TOOLCHAIN

@@ -1,0 +1,154 @@
+"""The run: plan -> generate -> extract -> bind -> evaluate, persisted after every record so it resumes.
+
+The run id is a hash of the configuration, so rerunning the same command in the same results directory
+resumes that run: prompts already answered are not asked again, evaluations already stored are reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from hpceval import __version__
+from hpceval.bind import choose_binding
+from hpceval.contracts import Evaluation, Prompt, Verdict
+from hpceval.evaluate import Evaluator
+from hpceval.extract import extract
+from hpceval.llm import GenerationParams, LLMBackend
+from hpceval.prompts import plan
+from hpceval.spec import Catalog
+from hpceval.store import Store
+from hpceval.toolchains import get_toolchain
+
+
+class RunConfig(BaseModel):
+    """Everything that determines a run's results; hashed into its run id and recorded with it."""
+
+    llm: str
+    kernels: list[str]
+    models: list[str]
+    styles: list[str] = Field(default_factory=lambda: ["chat"])
+    hints: list[str] = Field(default_factory=lambda: ["none"])
+    generation: GenerationParams = Field(default_factory=GenerationParams)
+    seed: int = 20230615
+    executor: str = "local"
+    timing: bool = True
+    llm_identity: dict = Field(default_factory=dict)
+
+    def run_id(self) -> str:
+        payload = self.model_dump(mode="json")
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def environment(catalog: Catalog, models: list[str], evaluator: Evaluator) -> dict:
+    tools = {}
+    for m in models:
+        tc = get_toolchain(catalog.models[m].toolchain)
+        info = tc.detect()
+        tools[tc.name] = {"version": info.version, "available": info.available,
+                          "image": evaluator.executor.image_digest(tc.name)}
+    return {"hpceval": __version__, "python": platform.python_version(), "platform": platform.platform(),
+            "cpus": os.cpu_count(), "executor": evaluator.executor.describe(), "toolchains": tools}
+
+
+@dataclass
+class Progress:
+    """Callbacks the CLI uses to draw progress bars (all optional)."""
+
+    on_generated: Callable[[int, int], None] = lambda done, total: None
+    on_evaluated: Callable[[int, int, str], None] = lambda done, total, verdict: None
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def generate_missing(store: Store, run_id: str, prompts: list[Prompt], backend: LLMBackend,
+                     params: GenerationParams, progress: Progress) -> None:
+    """Ask the backend only for prompts that have no stored generation yet."""
+    answered = store.prompts_with_generations(run_id)
+    todo = [p for p in prompts if p.prompt_id not in answered]
+    done = len(prompts) - len(todo)
+    progress.on_generated(done, len(prompts))
+    seen: set[str] = set()
+    for suggestion in backend.generate(todo, params, None):
+        store.add_generation(run_id, suggestion)
+        if suggestion.prompt_id not in seen:
+            seen.add(suggestion.prompt_id)
+            progress.on_generated(done + len(seen), len(prompts))
+
+
+def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[Prompt], evaluator: Evaluator,
+                     jobs: int, progress: Progress) -> None:
+    """Extract, bind and evaluate every stored generation; identical content keys are evaluated once."""
+    by_id = {p.prompt_id: p for p in prompts}
+    rows = [r for r in store.generations(run_id) if r["error"] is None and r["prompt_id"] in by_id]
+    pending: dict[str, tuple] = {}
+    finished = 0
+    for row in rows:
+        prompt = by_id[row["prompt_id"]]
+        spec, model = catalog.kernels[prompt.kernel], catalog.models[prompt.model]
+        lang = catalog.languages[model.language]
+        meta = json.loads(row["meta"] or "{}")
+        code = row["code"] if meta.get("complete") else extract(row["text"], prompt, spec.function)
+        binding = choose_binding(code, spec, lang, prompt.style)
+        key = evaluator.cache_key(code, spec, model, binding)
+        store.link(run_id, row["prompt_id"], row["rank"], code, key, binding.model_dump_json() if binding else "")
+        if store.has_evaluation(key):
+            finished += 1
+        elif key not in pending:
+            pending[key] = (code, spec, model, binding)
+    total = finished + len(pending)
+    progress.on_evaluated(finished, total, "")
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures: dict[Future, str] = {}
+        queue = list(pending.items())
+        while queue or futures:
+            while queue and len(futures) < max(1, jobs) * 2:
+                key, args = queue.pop(0)
+                futures[pool.submit(_safe_evaluate, evaluator, *args)] = key
+            done, _ = wait(futures, return_when=FIRST_COMPLETED)
+            for fut in done:
+                key = futures.pop(fut)
+                evaluation = fut.result()
+                store.put_evaluation(key, evaluation)
+                finished += 1
+                progress.counts[evaluation.verdict.value] = progress.counts.get(evaluation.verdict.value, 0) + 1
+                progress.on_evaluated(finished, total, evaluation.verdict.value)
+
+
+def _safe_evaluate(evaluator: Evaluator, code, spec, model, binding) -> Evaluation:
+    """A harness fault while evaluating one suggestion is that suggestion's infra_error, not a crashed run."""
+    try:
+        return evaluator.evaluate(code, spec, model, binding)
+    except Exception as exc:  # noqa: BLE001 - recorded as infra_error with its message
+        return Evaluation(verdict=Verdict.infra_error, evidence=f"harness error: {type(exc).__name__}: {exc}")
+
+
+def run(config: RunConfig, catalog: Catalog, store: Store, backend: LLMBackend, evaluator: Evaluator,
+        jobs: int, progress: Progress | None = None) -> str:
+    progress = progress or Progress()
+    kernels = catalog.select_kernels(config.kernels)
+    models = catalog.select_models(config.models)
+    prompts = plan(catalog, kernels, models, config.styles, config.hints)
+    run_id = config.run_id()
+    store.add_run(run_id, config.llm, config.model_dump(mode="json"),
+                  environment(catalog, [m.id for m in models], evaluator))
+    store.add_prompts(run_id, prompts)
+    generate_missing(store, run_id, prompts, backend, config.generation, progress)
+    evaluate_pending(store, run_id, catalog, prompts, evaluator, jobs, progress)
+    store.export_csv(run_id)
+    return run_id
+
+
+def default_jobs() -> int:
+    return max(1, (os.cpu_count() or 1))
+
+
+def results_dir(path: str | os.PathLike) -> Path:
+    return Path(path).expanduser().resolve()

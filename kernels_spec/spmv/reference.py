@@ -1,0 +1,85 @@
+"""CSR SpMV reference: y = A*x for an n x n sparse matrix A in CSR form (0-based here; the harness shifts
+row_ptr and col_idx to each language's index base).
+
+Sizes are dicts of ints that select a matrix family:
+  {n, density_pct[, empty_pct]}  seeded random matrix with irregular row lengths (exponentially distributed,
+                                 one long "hub" row); empty_pct percent of the rows are empty, and then the
+                                 first and last rows are always among them (the classic np.add.reduceat and
+                                 row_ptr[i+1] off-by-one traps)
+  {nx, ny, nz}                   3D Poisson 7-point matrix (diagonal 6, neighbours -1), n = nx*ny*nz
+"""
+
+import numpy as np
+
+
+def csr_from_coo(n, rows, cols, vals):
+    """CSR arrays (row_ptr, col_idx, values) with columns sorted within each row; (rows, cols) must be unique."""
+    order = np.lexsort((cols, rows))
+    counts = np.bincount(rows, minlength=n)
+    row_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=row_ptr[1:])
+    return row_ptr, cols[order], vals[order]
+
+
+def poisson3d(nx, ny, nz):
+    """7-point Laplacian with Dirichlet boundaries: rows in x-fastest grid order, columns sorted per row."""
+    n = nx * ny * nz
+    i = np.arange(n, dtype=np.int64)
+    ix, iy, iz = i % nx, (i // nx) % ny, i // (nx * ny)
+    # neighbour offsets in increasing column order, with the test that the neighbour exists
+    stencil = [(-nx * ny, iz > 0), (-nx, iy > 0), (-1, ix > 0), (0, np.ones(n, bool)),
+               (1, ix < nx - 1), (nx, iy < ny - 1), (nx * ny, iz < nz - 1)]
+    cols = np.stack([i + off for off, _ in stencil], axis=1)
+    valid = np.stack([ok for _, ok in stencil], axis=1)
+    vals = np.where(np.arange(7) == 3, 6.0, -1.0)[None, :].repeat(n, axis=0)
+    row_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(valid.sum(axis=1), out=row_ptr[1:])
+    return row_ptr, cols[valid], vals[valid]
+
+
+def random_irregular(n, density_pct, empty_pct, rng):
+    """Random values in [-1, 1) at random distinct sorted columns; row lengths irregular, some rows empty."""
+    mean = max(density_pct / 100.0 * n, 0.5)
+    lengths = np.minimum(np.floor(rng.exponential(mean, n)).astype(np.int64), n)
+    if n > 1:
+        lengths[rng.integers(n)] = n  # one dense row: a long reduction
+    if empty_pct > 0 and n >= 3:
+        empty = rng.random(n) < empty_pct / 100.0
+        empty[0] = empty[-1] = True
+        lengths[empty] = 0
+    if lengths.sum() == 0:
+        lengths[n // 2] = 1
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    cols = np.concatenate([rng.choice(n, size=k, replace=False) for k in lengths if k > 0]).astype(np.int64)
+    vals = rng.uniform(-1.0, 1.0, rows.size)
+    return csr_from_coo(n, rows, cols, vals)
+
+
+def make_inputs(size, rng, dtype):
+    if "nx" in size:
+        row_ptr, col_idx, values = poisson3d(size["nx"], size["ny"], size["nz"])
+    else:
+        row_ptr, col_idx, values = random_irregular(size["n"], size["density_pct"], size.get("empty_pct", 0), rng)
+    n = row_ptr.size - 1
+    nnz = int(row_ptr[-1])
+    return {
+        "n": n,
+        "nnz": nnz,
+        "row_ptr": row_ptr.astype(np.int32),
+        "col_idx": col_idx.astype(np.int32),
+        "values": values.astype(dtype),
+        "x": rng.uniform(-1.0, 1.0, n).astype(dtype),
+        "y": np.zeros(n, dtype=dtype),  # intent out: the harness poisons it with NaN
+    }
+
+
+def reference(inp):
+    """y = A*x accumulated in extended precision (np.longdouble), so the reference error is negligible."""
+    n = int(inp["n"])
+    row_ptr = np.asarray(inp["row_ptr"], dtype=np.int64)
+    rows = np.repeat(np.arange(n), np.diff(row_ptr))
+    col = np.asarray(inp["col_idx"], dtype=np.int64)
+    prods = np.asarray(inp["values"], dtype=np.longdouble) * np.asarray(inp["x"], dtype=np.longdouble)[col]
+    y = np.zeros(n, dtype=np.longdouble)
+    np.add.at(y, rows, prods)
+    return {"y": y.astype(np.float64)}
