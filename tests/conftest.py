@@ -1,0 +1,33 @@
+"""Shared fixtures: the catalog, an evaluator without timing, and the ../shared corpus when present."""
+
+from pathlib import Path
+
+import pytest
+
+from hpceval.evaluate import Evaluator
+from hpceval.executors.local import LocalExecutor
+from hpceval.spec import catalog as load_catalog
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CPU_MODELS = ["cpp-openmp", "cpp-openmp-offload", "cpp-openacc", "fortran-openmp", "fortran-openmp-offload",
+              "fortran-openacc", "python-numpy", "python-numba"]
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="session")
+def evaluator(catalog):
+    """Evaluations without the timing run: verdict tests do not need times."""
+    return Evaluator(catalog, LocalExecutor(), timing=False)
+
+
+@pytest.fixture(scope="session")
+def copilot_sample() -> Path:
+    path = SHARED / "corpus" / "copilot-sample"
+    if not path.is_dir():
+        pytest.skip("../shared/corpus/copilot-sample not present")
+    return path
