@@ -18,11 +18,12 @@ from pathlib import Path
 from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.caseio import MissingOutput, read_arrays, read_times, write_cases
 from hpceval.contracts import Binding, Evaluation, ProcResult, Verdict
+from hpceval.datamap import data_mapping_problem
 from hpceval.executors import Executor, Limits
 from hpceval.paths import DRIVERS_DIR
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 from hpceval.toolchains import get_toolchain
-from hpceval.validate import compare, timing_case, usage_problem, validation_cases
+from hpceval.validate import compare, strip_comments, timing_case, usage_problem, validation_cases
 
 EVALUATOR_VERSION = "1"
 
@@ -135,6 +136,10 @@ class Evaluator:
                 return Evaluation(verdict=Verdict.wrong_result, evidence=f"size {case.label}: {check.detail}",
                                   max_rel_error=check.max_rel_error, failed_size=case.label, build_s=build_s,
                                   run_s=run_s, **base)
+        mapping = data_mapping_problem(strip_comments(code, lang), lang) if model.mapping_check else None
+        if mapping:
+            return Evaluation(verdict=Verdict.wrong_result, evidence=f"data mapping: {mapping}", max_rel_error=worst,
+                              build_s=build_s, run_s=run_s, **base)
         problem = usage_problem(code, model, lang)
         if problem:
             return Evaluation(verdict=Verdict.wrong_model, evidence=problem, max_rel_error=worst, build_s=build_s,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import tomllib
 from collections.abc import Callable, Iterable
 from functools import cache, cached_property
 from pathlib import Path
@@ -18,6 +17,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hpceval.paths import kernels_dir
@@ -176,6 +176,7 @@ class ProgrammingModel(BaseModel):
     usage: list[str] = Field(default_factory=list, description="regexes; each must match comment-free code")
     chat_hint: str = ""
     flags: list[str] = Field(default_factory=list, description="compiler flags the toolchain adds for this model")
+    mapping_check: bool = Field(False, description="statically check offload data clauses (see datamap.py)")
 
 
 class Catalog(BaseModel):

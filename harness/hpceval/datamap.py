@@ -1,0 +1,221 @@
+"""Static data-mapping check for offload models (OpenMP target, OpenACC), C/C++ and Fortran.
+
+The CPU toolchains used for offload share memory with the host (gcc's OpenACC and gfortran's target host
+fallback) or keep host addresses in unmapped pointers (clang's x86-64 offload device), so two classic bugs
+still produce the right numbers here, though they fail on a discrete GPU:
+
+* a pointer dereferenced inside a compute region that no data clause ever maps (C/C++: the device gets a
+  host address; Fortran maps arrays implicitly, so this rule is for C/C++ only);
+* an argument array written inside a compute region whose data clauses only ever copy it *to* the device
+  (`map(to:)`, `copyin`, `create`, `present`, ...), with no `from`/`tofrom`/`copy`/`copyout`/`update from`:
+  the result never comes back to the host.
+
+Both are reported as the evidence of a `wrong_result`. Code that declares `requires unified_shared_memory`
+is exempt. The rules look only at directive clauses and at array accesses inside the regions, so they do not
+depend on the kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from hpceval.spec import Language
+
+FROM_TYPES = {"from", "tofrom", "copy", "copyout", "pcopy", "pcopyout", "present_or_copy", "present_or_copyout",
+              "self", "host"}
+MAPPING_CLAUSES = {"map", "copy", "copyin", "copyout", "create", "present", "pcopy", "pcopyin", "pcopyout",
+                   "pcreate", "present_or_copy", "present_or_copyin", "present_or_copyout", "present_or_create",
+                   "deviceptr", "is_device_ptr", "use_device_ptr", "use_device_addr", "has_device_addr",
+                   "to", "from", "self", "host", "device", "attach", "no_create"}
+DEVICE_POINTER_CLAUSES = {"deviceptr", "is_device_ptr", "has_device_addr", "use_device_ptr", "use_device_addr"}
+_CLAUSE = re.compile(r"\b(\w+)\s*\(")
+
+
+@dataclass
+class Directive:
+    text: str
+    start: int
+    end: int
+    is_compute: bool
+    mentions: dict[str, set[str]] = field(default_factory=dict)
+
+
+def _balanced(text: str, start: int, open_ch: str = "(", close_ch: str = ")") -> int:
+    """Index just after the bracket that closes the one at text[start]."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == open_ch:
+            depth += 1
+        elif text[i] == close_ch:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def _clauses(directive: str) -> dict[str, set[str]]:
+    """variable -> set of mapping kinds ('to', 'from', 'tofrom', 'copyin', 'is_device_ptr', ...) in one directive."""
+    mentions: dict[str, set[str]] = {}
+    for match in _CLAUSE.finditer(directive):
+        name = match.group(1).lower()
+        if name not in MAPPING_CLAUSES:
+            continue
+        body = directive[match.end():_balanced(directive, match.end() - 1) - 1]
+        kind = name
+        if name == "map":
+            head, sep, rest = body.partition(":")
+            if sep and re.fullmatch(r"[\w\s,]*", head):
+                words = [w for w in re.split(r"[\s,]+", head.strip().lower()) if w and w not in ("always", "close", "present")]
+                kind, body = (words[-1] if words else "tofrom"), rest
+            else:
+                kind = "tofrom"
+        body = re.sub(r"\[[^\]]*\]|\([^)]*\)", "", body)
+        for var in re.findall(r"[A-Za-z_]\w*", body):
+            mentions.setdefault(var.lower(), set()).add(kind)
+    return mentions
+
+
+def _c_directives(code: str) -> list[Directive]:
+    out = []
+    for match in re.finditer(r"^[ \t]*#[ \t]*pragma[ \t]+(omp|acc)\b((?:[^\n]*\\\n)*[^\n]*)", code, re.MULTILINE):
+        text = match.group(2).replace("\\\n", " ")
+        words = text.split()
+        family = match.group(1)
+        if family == "omp":
+            compute = "target" in words[:1] and not any(w in ("data", "update") or w.startswith(("enter", "exit"))
+                                                         for w in words[1:2])
+        else:
+            compute = bool(words) and words[0] in ("parallel", "kernels", "serial")
+        end = match.end()
+        if compute:
+            end = _c_region_end(code, match.end())
+        out.append(Directive(text, match.end(), end, compute, _clauses(text)))
+    return out
+
+
+def _c_region_end(code: str, pos: int) -> int:
+    """End of the statement or block that follows a directive (a for loop with its body, a braced block)."""
+    depth = 0
+    i = pos
+    while i < len(code):
+        ch = code[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "{" and depth == 0:
+            return _balanced(code, i, "{", "}")
+        elif ch == ";" and depth == 0:
+            return i + 1
+        i += 1
+    return len(code)
+
+
+def _fortran_directives(code: str) -> list[Directive]:
+    lines = code.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    out = []
+    i = 0
+    while i < len(lines):
+        m = re.match(r"\s*!\$(omp|acc)\s+(.*)", lines[i], re.IGNORECASE)
+        if not m:
+            i += 1
+            continue
+        family, text, j = m.group(1).lower(), m.group(2), i
+        while text.rstrip().endswith("&") and j + 1 < len(lines):
+            j += 1
+            text = text.rstrip()[:-1] + " " + re.sub(r"^\s*!\$(omp|acc)\s*&?", "", lines[j], flags=re.IGNORECASE)
+        words = text.lower().split()
+        if family == "omp":
+            compute = words[:1] == ["target"] and not (len(words) > 1 and words[1] in ("data", "update", "enter", "exit"))
+        else:
+            compute = bool(words) and words[0] in ("parallel", "kernels", "serial")
+        end = offsets[j + 1]
+        if compute:
+            end = _fortran_region_end(lines, offsets, j + 1, family, words[0])
+        out.append(Directive(text, offsets[j + 1], end, compute, _clauses(text)))
+        i = j + 1
+    return out
+
+
+def _fortran_region_end(lines: list[str], offsets: list[int], first: int, family: str, construct: str) -> int:
+    """Up to the matching `!$... end <construct>`, else the end of the following do loop."""
+    closing = re.compile(rf"\s*!\${family}\s+end\s*{construct}\b", re.IGNORECASE)
+    for k in range(first, len(lines)):
+        if closing.match(lines[k]):
+            return offsets[k]
+    depth = 0
+    for k in range(first, len(lines)):
+        stripped = lines[k].strip().lower()
+        if re.match(r"(\w+\s*:\s*)?do\b", stripped):
+            depth += 1
+        elif re.match(r"end\s*do\b", stripped):
+            depth -= 1
+            if depth <= 0:
+                return offsets[k + 1]
+    return offsets[-1]
+
+
+def _c_pointers(code: str) -> set[str]:
+    names = set(re.findall(r"\*\s*(?:const\s+|restrict\s+|__restrict__\s+)*([A-Za-z_]\w*)\s*(?=[,)=;\[])", code))
+    names |= set(re.findall(r"([A-Za-z_]\w*)\s*\[\s*\]\s*[,)]", code))
+    return {n.lower() for n in names}
+
+
+def _parameters(code: str, fortran: bool) -> set[str]:
+    """Names of the dummy arguments of every function defined in the code: the data the caller gets back."""
+    if fortran:
+        lists = re.findall(r"^\s*(?:[\w()*=,\s]*\s)?(?:subroutine|function)\s+\w+\s*\(([^)]*)\)", code,
+                           re.IGNORECASE | re.MULTILINE)
+        return {n.lower() for params in lists for n in re.findall(r"\w+", params)}
+    names = set()
+    for params in re.findall(r"\b\w+\s*\(([^()]*)\)\s*(?:const\s*)?\{", code):
+        for param in params.split(","):
+            found = re.findall(r"[A-Za-z_]\w*", param)
+            if found:
+                names.add(found[-1].lower())
+    return names
+
+
+def data_mapping_problem(code: str, lang: Language) -> str | None:
+    """None when the offload data clauses are sound by these rules; else the evidence of the bug."""
+    if re.search(r"requires\s+[^\n]*unified_shared_memory", code, re.IGNORECASE):
+        return None
+    fortran = lang.id == "fortran"
+    directives = _fortran_directives(code) if fortran else _c_directives(code)
+    mentions: dict[str, set[str]] = {}
+    for d in directives:
+        for var, kinds in d.mentions.items():
+            mentions.setdefault(var, set()).update(kinds)
+        if re.match(r"\s*update\b", d.text, re.IGNORECASE):  # `update from(y)` / `update self(y)` bring data back
+            for var, kinds in d.mentions.items():
+                if kinds & {"from", "self", "host"}:
+                    mentions[var].add("from")
+    pointers = set() if fortran else _c_pointers(code)
+    parameters = _parameters(code, fortran)
+    for d in (d for d in directives if d.is_compute):
+        region = code[d.start:d.end]
+        if fortran:
+            accessed = {n.lower() for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", region)}
+            written = {n.lower() for n in re.findall(r"^\s*([A-Za-z_]\w*)\s*(?:\([^=\n]*\))?\s*=(?!=)", region, re.MULTILINE)}
+        else:
+            accessed = {n.lower() for n in re.findall(r"\b([A-Za-z_]\w*)\s*\[", region)}
+            written = {n.lower() for n in re.findall(r"\b([A-Za-z_]\w*)\s*\[[^;]*?\]\s*(?:[-+*/]?=(?!=)|\+\+|--)", region)}
+            local = {n.lower() for n in re.findall(r"\b(?:double|float|int|long|auto|size_t)\s+([A-Za-z_]\w*)\s*\[", region)}
+            accessed -= local
+            written -= local
+            for name in sorted(accessed & pointers):
+                if name not in mentions:
+                    return (f"pointer {name} is used inside an offload region but never mapped: on a discrete GPU "
+                            f"the device would dereference a host address")
+        for name in sorted(written & parameters):
+            kinds = mentions.get(name)
+            if kinds is None or kinds & DEVICE_POINTER_CLAUSES:
+                continue
+            if not kinds & (FROM_TYPES | {"tofrom"}):
+                return (f"{name} is written inside an offload region but only mapped {'/'.join(sorted(kinds))}: "
+                        f"on a GPU the result would never be copied back to the host")
+    return None
