@@ -11,6 +11,7 @@ import json
 import shutil
 import statistics
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +27,9 @@ from hpceval.toolchains import get_toolchain
 from hpceval.validate import compare, strip_comments, timing_case, usage_problem, validation_cases
 
 EVALUATOR_VERSION = "1"
+# One timing run at a time per process: concurrent builds still load the machine, but two timed kernels never
+# compete for the same cores.
+_TIMING_LOCK = threading.Lock()
 
 
 def normalize_code(code: str) -> str:
@@ -170,7 +174,8 @@ class Evaluator:
         for stale in workdir.glob("c*/"):
             shutil.rmtree(stale, ignore_errors=True)
         write_cases(workdir, spec, lang, [case])
-        result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits)
+        with _TIMING_LOCK:
+            result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits)
         failure = self._run_failure(result, 1, f"timing at {case.label}", base, build_s)
         if failure:
             return failure
