@@ -216,3 +216,31 @@ def test_build_report_with_a_swapped_rubric(inputs, tmp_path: Path):
     prompts = pd.read_csv(tmp_path / "out" / "prompts.csv")
     assert set(prompts["level"]) <= {"all", "else"}
     assert json.loads((tmp_path / "out" / "manifest.json").read_text())["rubric"]["name"] == "strict"
+
+
+def test_all_infra_error_run_is_reported_not_scored(tmp_path: Path):
+    store = Store(tmp_path / "infra")
+    store.add_run("infra1", "local", {"llm_identity": {"model": "tiny-model"}}, {})
+    prompts = [Prompt(prompt_id=f"axpy/cpp-openmp/chat/{h}", kernel="axpy", model="cpp-openmp", language="cpp",
+                      style="chat", hint=h, text="x") for h in ("none", "keyword")]
+    store.add_prompts("infra1", prompts)
+    for p in prompts:
+        for rank in (1, 2):
+            store.add_generation("infra1", Suggestion(prompt_id=p.prompt_id, rank=rank, text="x", code="x"))
+            store.link("infra1", p.prompt_id, rank, "x", f"{p.prompt_id}-{rank}", "")
+            store.put_evaluation(f"{p.prompt_id}-{rank}", Evaluation(verdict=Verdict.infra_error,
+                                                                     evidence="toolchain gcc missing"))
+    store.close()
+    build_report([tmp_path / "infra"], tmp_path / "out", n_boot=50)
+    board = pd.read_csv(tmp_path / "out" / "leaderboard.csv")
+    assert board["llm"].tolist() == ["local:tiny-model"]
+    assert board["infra_error"].tolist() == [4] and board["scored"].tolist() == [0]
+    assert board["proficiency"].isna().all() and board["pass_at_1"].isna().all()
+    assert "infra_error: 4" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_report_of_an_empty_results_directory_is_one_line(tmp_path: Path):
+    Store(tmp_path / "empty").close()
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    assert "no evaluated suggestion" in result.output and "Traceback" not in result.output

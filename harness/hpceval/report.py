@@ -392,6 +392,9 @@ def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str 
     else:
         paths = [Path(p) for p in results]
         frame = load_results(paths)
+    if frame.empty:
+        where = ", ".join(str(p) for p in paths) or "the given frame"
+        raise ReportError(f"no evaluated suggestion in {where}: run `hpceval run ... --out DIR` first")
     rubric = rubric if isinstance(rubric, Rubric) else Rubric.load(rubric)
     ks = tuple(sorted({int(k) for k in ks}))
     notes: list[str] = []
