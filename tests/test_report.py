@@ -244,3 +244,16 @@ def test_report_of_an_empty_results_directory_is_one_line(tmp_path: Path):
     result = CliRunner().invoke(app, ["report", str(tmp_path / "empty"), "--out", str(tmp_path / "r")])
     assert result.exit_code == 2
     assert "no evaluated suggestion" in result.output and "Traceback" not in result.output
+
+
+def test_a_prompt_with_nothing_correct_has_speedup_zero_when_its_cell_has_a_baseline(inputs):
+    frame = load_results(inputs)
+    target = frame[frame["llm"] == SYNTHETIC_LLM]["prompt_id"].iloc[-1]
+    rows = (frame["llm"] == SYNTHETIC_LLM) & (frame["prompt_id"] == target)
+    frame.loc[rows, "verdict"] = "build_error"
+    frame.loc[rows, "device"] = ""                 # never ran
+    frame.loc[rows, ["time_median_s", "gflops", "gbytes_per_s"]] = np.nan
+    prompts = score(frame, n_boot=50).prompts
+    row = prompts[(prompts["llm"] == SYNTHETIC_LLM) & (prompts["prompt_id"] == target)].iloc[0]
+    assert row["speedup_at_1"] == 0.0 and row["pass_at_1"] == 0.0 and row["proficiency"] == 0.0
+    assert row["baseline_time_s"] > 0

@@ -246,6 +246,13 @@ def sample_table(frame: pd.DataFrame, baseline: pd.DataFrame, ceilings: pd.DataF
     base = baseline[key + ["baseline_time_s"]] if not baseline.empty else pd.DataFrame(columns=key + ["baseline_time_s"])
     out = out.merge(base, on=key, how="left")
     out["baseline_time_s"] = out["baseline_time_s"].astype(float)
+    # suggestions that never ran (no device) still belong to a cell with a baseline when it has exactly one
+    single = base.groupby(["kernel", "model"])["baseline_time_s"].agg(["first", "size"])
+    single = single[single["size"] == 1]["first"]
+    unran = out["baseline_time_s"].isna() & (out["device"] == "")
+    if unran.any() and not single.empty:
+        cell = pd.MultiIndex.from_frame(out.loc[unran, ["kernel", "model"]])
+        out.loc[unran, "baseline_time_s"] = single.reindex(cell).to_numpy(dtype=float)
     correct = out["verdict"] == CORRECT
     t = out["time_median_s"].astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -271,12 +278,14 @@ def sample_table(frame: pd.DataFrame, baseline: pd.DataFrame, ceilings: pd.DataF
 def prompt_scores(samples: pd.DataFrame, rubric: Rubric, ks: Sequence[int] = KS) -> pd.DataFrame:
     """One row per (LLM, prompt): N, c, infra_error, proficiency and level, pass@k and speedup@k."""
     rows = []
+    known = samples[samples["baseline_time_s"].notna()]
+    cells = set(zip(known["kernel"], known["model"], strict=True))      # kernel x model cells with a baseline
     for keys, g in samples.sort_values("rank").groupby(PROMPT_KEYS + ["run_id", "prompt_id"], sort=True):
         grade = rubric.grade(g["verdict"].tolist())
         scored = g[g["verdict"] != INFRA]
         correct = (scored["verdict"] == CORRECT).to_numpy()
-        has_base = bool(np.isfinite(scored["baseline_time_s"].astype(float)).any()) or bool(
-            np.isfinite(g["baseline_time_s"].astype(float)).any())
+        # a cell with a baseline gives every prompt a speedup@k (0 when nothing is correct); NaN without one
+        has_base = (keys[PROMPT_KEYS.index("kernel")], keys[PROMPT_KEYS.index("model")]) in cells
         row = dict(zip(PROMPT_KEYS + ["run_id", "prompt_id"], keys, strict=True))
         row.update(suggestions=len(g), scored=grade.n, correct=int(correct.sum()), infra_error=grade.infra,
                    s1_correct=grade.s1 if grade.n else None, proficiency=grade.score, level=grade.level)
