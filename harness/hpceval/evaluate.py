@@ -64,7 +64,7 @@ class Evaluator:
 
     def cache_key(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None) -> str:
         toolchain = get_toolchain(model.toolchain)
-        info = toolchain.detect()
+        info = self.executor.toolchain_info(toolchain)
         payload = {
             "code": normalize_code(code), "kernel": spec.id, "kernel_hash": self.kernel_hash(spec),
             "model": model.id, "toolchain": toolchain.name, "version": info.version, "flags": model.flags,
@@ -77,7 +77,7 @@ class Evaluator:
     def evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None = None) -> Evaluation:
         lang = self.catalog.languages[model.language]
         toolchain = get_toolchain(model.toolchain)
-        info = toolchain.detect()
+        info = self.executor.toolchain_info(toolchain)
         base = {"toolchain": toolchain.name, "toolchain_version": info.version,
                 "image": self.executor.image_digest(toolchain.name), "device": model.device}
         if not code.strip():
@@ -112,7 +112,8 @@ class Evaluator:
         env = toolchain.env(model)
         build_s = 0.0
         for step in toolchain.build_steps(model):
-            result = self.executor.run(step, workdir, env, self.build_limits)
+            result = self.executor.run(step, workdir, env, self.build_limits,
+                                       image=self.executor.image_for(toolchain.name))
             build_s += result.seconds
             if result.timed_out:
                 return Evaluation(verdict=Verdict.timeout, evidence=f"build exceeded {self.build_limits.wall_s:.0f} s",
@@ -122,7 +123,8 @@ class Evaluator:
 
         cases = validation_cases(spec, self.seed)
         write_cases(workdir, spec, lang, cases)
-        result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits)
+        result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits,
+                                   image=self.executor.image_for(toolchain.name))
         run_s = result.seconds
         failure = self._run_failure(result, len(cases), "validation", base, build_s)
         if failure:
@@ -175,7 +177,8 @@ class Evaluator:
             shutil.rmtree(stale, ignore_errors=True)
         write_cases(workdir, spec, lang, [case])
         with _TIMING_LOCK:
-            result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits)
+            result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits,
+                                       image=self.executor.image_for(toolchain.name))
         failure = self._run_failure(result, 1, f"timing at {case.label}", base, build_s)
         if failure:
             return failure

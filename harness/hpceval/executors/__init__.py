@@ -9,8 +9,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hpceval.contracts import ProcResult
+
+if TYPE_CHECKING:
+    from hpceval.toolchains import Toolchain, ToolInfo
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,7 @@ class Limits:
     open_files: int = 1024
     stack_mb: int = 512
     output_kb: int = 64
+    disk_mb: int = 1024  # docker: size of the tmpfs work dir (/tmp gets half); local: unused
 
 
 class ExecutorUnavailable(RuntimeError):
@@ -46,6 +51,14 @@ class Executor(ABC):
     def image_digest(self, toolchain: str) -> str:
         """The image that runs a toolchain's jobs (empty for the local executor)."""
         return ""
+
+    def image_for(self, toolchain: str) -> str | None:
+        """What to pass as run(image=...) for a toolchain's jobs (None: the executor needs no image)."""
+        return None
+
+    def toolchain_info(self, toolchain: Toolchain) -> ToolInfo:
+        """Whether and which version of a toolchain this executor runs (local: what the host has)."""
+        return toolchain.detect()
 
 
 def get_executor(name: str) -> Executor:
