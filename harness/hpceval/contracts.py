@@ -64,6 +64,14 @@ class Binding(BaseModel):
     evidence: str = ""
     error: str | None = Field(None, description="why no consistent mapping exists (verdict unbindable)")
     files: dict[str, str] = Field(default_factory=dict, description="source files of the build unit")
+    # Glue from signature inference (hpceval.bind.signature); all empty for the canonical binding.
+    mapping: dict[str, str] = Field(default_factory=dict, description="suggestion parameter -> canonical parameter or value")
+    call: str | None = Field(None, description="complete call replacing function(args), e.g. to receive a returned array")
+    setup: list[str] = Field(default_factory=list, description="driver statements before the timed calls (temporaries)")
+    teardown: list[str] = Field(default_factory=list, description="driver statements after the timed calls (copy back)")
+    decls: list[str] = Field(default_factory=list, description="Fortran declarations of the glue's temporaries")
+    source: str | None = Field(None, description="the suggestion pruned to the bound function and what it needs")
+    module: str | None = Field(None, description="Fortran module holding the function, with `source`")
 
 
 class ProcResult(BaseModel):

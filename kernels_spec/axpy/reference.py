@@ -16,3 +16,18 @@ def make_inputs(size, rng, dtype):
 def reference(inp):
     a = np.float64(inp["a"])
     return {"y": a * inp["x"].astype(np.float64) + inp["y"].astype(np.float64)}
+
+
+# Variants of variants.toml (hpceval.bind.signature): references for grading at arbitrary parameter values.
+def reference_strided(inp):
+    """BLAS saxpy with increments: y[i*incy] += a*x[i*incx] for i < n (non-negative increments)."""
+    n, incx, incy = int(inp["n"]), int(inp["incx"]), int(inp["incy"])
+    y = inp["y"].astype(np.float64).copy()
+    x = inp["x"].astype(np.float64)
+    y[: n * incy : incy] += np.float64(inp["a"]) * x[: n * incx : incx]
+    return {"y": y}
+
+
+def reference_out_of_place(inp):
+    """z = a*x + y; x and y unchanged."""
+    return {"z": np.float64(inp["a"]) * inp["x"].astype(np.float64) + inp["y"].astype(np.float64)}

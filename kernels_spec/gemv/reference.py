@@ -18,3 +18,29 @@ def reference(inp):
     A = np.asarray(inp["A"], dtype=np.float64)
     x = np.asarray(inp["x"], dtype=np.float64)
     return {"y": A @ x}
+
+
+# Variants of variants.toml (hpceval.bind.signature): references for grading at arbitrary parameter values.
+def reference_alpha_beta(inp):
+    """y = alpha*A@x + beta*y."""
+    A = np.asarray(inp["A"], dtype=np.float64)
+    x = np.asarray(inp["x"], dtype=np.float64)
+    return {"y": float(inp["alpha"]) * (A @ x) + float(inp["beta"]) * np.asarray(inp["y"], dtype=np.float64)}
+
+
+def reference_blas(inp):
+    """dgemv('N', m, n, alpha, A, lda, x, incx, beta, y, incy) on the logical m x n matrix A."""
+    m, n = int(inp["m"]), int(inp["n"])
+    incx, incy = int(inp.get("incx", 1)), int(inp.get("incy", 1))
+    A = np.asarray(inp["A"], dtype=np.float64)[:m, :n]
+    x = np.asarray(inp["x"], dtype=np.float64)[: n * incx : incx]
+    y = np.asarray(inp["y"], dtype=np.float64).copy()
+    y[: m * incy : incy] = float(inp["alpha"]) * (A @ x) + float(inp["beta"]) * y[: m * incy : incy]
+    return {"y": y}
+
+
+def reference_accumulate(inp):
+    """y = y + A@x."""
+    A = np.asarray(inp["A"], dtype=np.float64)
+    x = np.asarray(inp["x"], dtype=np.float64)
+    return {"y": np.asarray(inp["y"], dtype=np.float64) + A @ x}

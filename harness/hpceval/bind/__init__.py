@@ -86,6 +86,8 @@ def fortran_kernel_source(code: str) -> tuple[str, str]:
 
 
 def _call(lang: Language, binding: Binding) -> str:
+    if binding.call:
+        return binding.call
     args = ", ".join(binding.args)
     if lang.id == "fortran":
         return f"call {binding.function}({args})"
@@ -107,10 +109,16 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
             "colons": ",".join(":" for _ in dims),
         })
     context = {"params": params, "call": _call(lang, binding), "function": binding.function,
-               "returns": binding.returns, "hooks": hooks}
+               "returns": binding.returns, "hooks": hooks, "setup": binding.setup, "teardown": binding.teardown,
+               "decls": binding.decls}
     files: dict[str, str] = {}
+    if binding.source is not None:
+        code = binding.source
     if lang.id == "fortran":
-        source, module = fortran_kernel_source(code)
+        if binding.source is not None and binding.module:
+            source, module = binding.source, binding.module
+        else:
+            source, module = fortran_kernel_source(code)
         files["kernel.f90"] = source
         files["driver.f90"] = _ENV.get_template("fortran.j2").render(module=module, **context)
     elif lang.id == "python":
@@ -129,11 +137,13 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
     return files
 
 
-def choose_binding(code: str, spec: KernelSpec, lang: Language, style: str) -> Binding:
+def choose_binding(code: str, spec: KernelSpec, lang: Language, style: str, model=None) -> Binding:
     """The binding for a suggestion: signature inference where available, else the canonical signature.
 
     Chat prompts fix the signature, so the canonical binding is right for them; free-form (paper-style)
     suggestions go through signature inference when the bind.signature module can handle the language.
+    `model` (the requested ProgrammingModel, optional) lets inference prefer, among several candidate functions,
+    the one that uses it.
     """
     if style == "paper":
         try:
@@ -141,5 +151,5 @@ def choose_binding(code: str, spec: KernelSpec, lang: Language, style: str) -> B
         except ImportError:
             infer_binding = None
         if infer_binding is not None:
-            return infer_binding(code, spec, lang)
+            return infer_binding(code, spec, lang, model)
     return canonical_binding(spec, lang)

@@ -1,0 +1,469 @@
+"""Map a suggested function's parameters to the kernel's roles by name, type, intent, position and body usage.
+
+The search is exhaustive over the type-compatible assignments (functions have few parameters) and scores each:
+
+* type: element kind, scalar/array, rank and container must fit the role (hard);
+* names: a parameter named like a role (its canonical name or a listed synonym) scores for that role; one named
+  like *another* role cannot take this one (hard: a mapping never contradicts the suggestion's own names), except
+  for conventional size names (`m`, `n`, ...) that the suggestion's own loops outrank;
+* intent: Fortran intent(in) / C++ const cannot receive an output (hard); writing a parameter mapped to an input
+  costs points;
+* body: which size bounds the loop whose index subscripts which array (y[i] with i < m), declared extents
+  (Fortran x(n)), the product term of a flat matrix subscript (A[i*n + j]: row-major, A[j*m + i]: column-major);
+* position in the canonical signature (a tie-breaker).
+
+Extras (variant and tuning parameters) are only taken by name. The result says which variant the signature is, how
+matrices are laid out, whether an output is read before it is written (so the glue zeroes it), and why a
+function cannot be bound when it cannot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from hpceval.bind.parsing import SFunction, SParam
+from hpceval.bind.roles import KernelRoles, Role
+
+UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "array": "a std::array",
+                          "span": "a std::span", "array2d": "a fixed-extent 2-D array"}
+
+
+@dataclass
+class Mapping:
+    fn: SFunction
+    assign: dict[int, Role | None]  # parameter position -> role (None: left to its default)
+    score: float
+    layout: dict[str, str] = field(default_factory=dict)  # 2-D role -> natural | transposed
+    flat: set[str] = field(default_factory=set)  # 2-D roles passed as 1-D storage
+    returned: str | None = None  # output role delivered by the return value
+    return_index: int | None = None
+    zero: set[str] = field(default_factory=set)  # outputs zeroed before the call (read before written)
+    implied: list[str] = field(default_factory=list)  # sizes the function derives from its arrays
+    notes: list[str] = field(default_factory=list)
+    ambiguous: str = ""
+
+    def role_of(self, name: str) -> SParam | None:
+        for pos, role in self.assign.items():
+            if role is not None and name in role.covers and not role.extra:
+                return self.fn.params[pos]
+        return None
+
+    @property
+    def merged(self) -> Role | None:
+        return next((r for r in self.assign.values() if r is not None and r.merged), None)
+
+    @property
+    def variant(self) -> str:
+        ids = []
+        for r in self.assign.values():
+            if r is not None and r.variant and r.variant not in ids:
+                ids.append(r.variant)
+        if "blas" in ids and "alpha_beta" in ids:
+            ids.remove("alpha_beta")
+        if self.zero and not ids:
+            ids.append("accumulate")
+        if self.merged is not None:
+            ids.append("square")
+        for role, how in self.layout.items():
+            if how != "natural":
+                ids.append(f"{how}({role})")
+        return "+".join(ids) or "canonical"
+
+
+class NoMapping(Exception):
+    """No consistent mapping: the message is the unbindable evidence."""
+
+
+def _norm(name: str, lang: str) -> str:
+    return name.lower() if lang == "fortran" else name
+
+
+def _names(role: Role, lang: str) -> set[str]:
+    return {_norm(n, lang) for n in role.names}
+
+
+def _type_problem(p: SParam, r: Role, lang: str) -> str | None:
+    """Why parameter p cannot take role r (None when it can)."""
+    if p.kind == "complex":
+        return f"{p.name} is complex"
+    if p.container in UNSUPPORTED_CONTAINERS:
+        return f"{p.name} is {UNSUPPORTED_CONTAINERS[p.container]}"
+    if r.is_array:
+        if p.array is False:
+            return f"{p.name} is a scalar, {r.name} an array"
+        if r.kind == "real" and p.kind not in ("real", "real_generic", "unknown"):
+            return f"{p.name} has {p.kind} elements, {r.name} real ones"
+        if r.kind in ("index", "int") and p.kind not in ("int", "unknown", "real_generic"):
+            return f"{p.name} has {p.kind} elements, {r.name} integer ones"
+        if p.rank is not None and p.rank > len(r.shape):
+            return f"{p.name} has rank {p.rank}, {r.name} {len(r.shape)}"
+        if p.fixed_extent:
+            return f"{p.name} has a fixed extent"
+        return None
+    if p.array is True:
+        if p.pointer_scalar or (lang == "cpp" and p.rank == 1 and p.container == "pointer" and r.kind != "real"
+                                and p.kind == "int"):
+            return None
+        return f"{p.name} is an array, {r.name} a scalar"
+    if r.kind == "real" and p.kind not in ("real", "real_generic", "unknown"):
+        return f"{p.name} is {p.kind}, {r.name} real"
+    if r.kind == "int" and p.kind not in ("int", "unknown", "real_generic"):
+        return f"{p.name} is {p.kind}, {r.name} an integer"
+    if r.kind == "char" and p.kind not in ("char", "unknown", "bool", "int"):
+        return f"{p.name} is {p.kind}, {r.name} a character"
+    return None
+
+
+def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
+    """Score of parameter p taking role r, None when impossible."""
+    if _type_problem(p, r, lang):
+        return None
+    name = _norm(p.name, lang)
+    weak = {_norm(w, lang) for w in kr.weak}
+    own = _names(r, lang) if not r.merged else set().union(*(_names(kr.role(c), lang) for c in r.merged))
+    score = 0.0
+    if r.extra:
+        if name not in own:
+            return None
+        return 5.0 if not r.tuning else 3.0
+    if name in own:
+        exact = name == _norm(r.name, lang) or (r.merged and name in {_norm(c, lang) for c in r.merged})
+        score += (1.0 if name in weak else 8.0) if exact else (0.75 if name in weak else 5.0)
+    else:
+        for other in kr.all:
+            if other is r or other.name in r.covers:
+                continue
+            if name in _names(other, lang) and _type_problem(p, other, lang) is None:
+                if name in weak and r.size and other.size:
+                    score -= 0.5  # m vs n: the body's loops decide
+                    break
+                return None  # the suggestion's own name says it is another parameter
+    if r.position == p.position and not r.merged:
+        score += 1.5
+    if r.is_output and p.intent == "in":
+        return None
+    if not r.is_output and p.intent in ("out",):
+        score -= 4.0
+    if r.is_array and p.intent == "inout" and not r.is_output:
+        score -= 1.0
+    return score
+
+
+def _merged_role(kr: KernelRoles) -> Role | None:
+    if len(kr.square) < 2:
+        return None
+    names = [n for c in kr.square for n in kr.role(c).names]
+    return Role(name="=".join(kr.square), kind="int", names=names, size=True, merged=tuple(kr.square), position=-1)
+
+
+def _size_idents(expr: str) -> list[str]:
+    return re.findall(r"[A-Za-z_]\w*", expr)
+
+
+def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]:
+    """Score the body's and declarations' evidence against a complete assignment; pick 2-D layouts."""
+    fn = m.fn
+    facts = fn.facts
+    by_name = {_norm(p.name, lang): (p, m.assign.get(p.position)) for p in fn.params}
+    sizes_of: dict[str, set[str]] = {}
+    for pname, (_p, role) in by_name.items():
+        if role is not None and role.size:
+            sizes_of[pname] = set(role.covers)
+        elif role is not None and role.extra and role.name == "lda":
+            sizes_of[pname] = {"@lead"}
+    score = 0.0
+    problems: list[str] = []
+    seen: set[tuple] = set()
+
+    def check(size_param: str, expected: str, weight: float, why: str) -> float:
+        got = sizes_of.get(size_param)
+        if not got or (size_param, expected, why) in seen:
+            return 0.0
+        seen.add((size_param, expected, why))
+        if expected in got or "@lead" in got:
+            return weight
+        problems.append(f"{size_param} {why}, but is mapped to {'/'.join(sorted(got))}")
+        return -2.0 * weight
+
+    def expected_dim(role: Role, dim: int) -> str | None:
+        if dim >= len(role.shape):
+            return None
+        ids = _size_idents(role.shape[dim])
+        return ids[0] if len(ids) == 1 else None
+
+    def loop_sizes(var: str) -> set[str]:
+        return {s for s in facts.loops.get(var, set()) if s in sizes_of}
+
+    # 2-D roles: try both orientations, keep the better (natural on ties)
+    two_d = {pname: role for pname, (p, role) in by_name.items() if role is not None and len(role.shape) >= 2}
+    for pname, (p, role) in by_name.items():
+        if role is None or not role.is_array:
+            continue
+        subs = [s for s in facts.subscripts if _norm(s[0], lang) == pname]
+        declared = [d for d in p.dims] if p.dims else []
+        orientations = ("natural", "transposed") if pname in two_d and len(role.shape) == 2 else ("natural",)
+        best = None
+        for orient in orientations:
+            probs_before = len(problems)
+            s = 0.0
+            shape_order = list(range(len(role.shape)))
+            if orient == "transposed":
+                shape_order = [1, 0]
+            # declared extents (Fortran): x(n), A(m,n), A(lda,*)
+            if declared and len(declared) == len(role.shape):
+                for d, text in enumerate(declared):
+                    bound = text.split(":")[-1]
+                    ids = [i.lower() for i in _size_idents(bound)]
+                    if len(ids) == 1 and ids[0] in sizes_of:
+                        exp = expected_dim(role, shape_order[d])
+                        if exp:
+                            s += check(ids[0], exp, 3.0, f"is declared as extent {d + 1} of {p.name}")
+            for _arr, per_dim, prods in subs:
+                if len(per_dim) == len(role.shape) and len(per_dim) > 0:
+                    for d, ids in enumerate(per_dim):
+                        exp = expected_dim(role, shape_order[d]) if d < len(shape_order) else None
+                        if not exp:
+                            continue
+                        for v in ids:
+                            for sz in loop_sizes(v):
+                                s += check(sz, exp, 1.0, f"bounds the loop of index {v} of {p.name}")
+                elif len(per_dim) == 1 and len(role.shape) == 2:
+                    m.flat.add(role.name)
+                    ids = per_dim[0]
+                    loop_vars = [v for v in ids if v in facts.loops]
+                    major = {a for a, b in prods if a in facts.loops and b not in facts.loops}
+                    strides = {b for a, b in prods if a in facts.loops and b not in facts.loops}
+                    minor = [v for v in loop_vars if v not in major]
+                    rows_first = orient == "natural"
+                    # natural flat storage: row-major in C/C++/Python, column-major in Fortran/Julia
+                    if lang in ("fortran", "julia"):
+                        rows_first = not rows_first
+                    e_major = expected_dim(role, 0 if rows_first else 1)
+                    e_minor = expected_dim(role, 1 if rows_first else 0)
+                    for v in major:
+                        for sz in loop_sizes(v):
+                            s += check(sz, e_major, 1.0, f"bounds the row loop ({v}) of {p.name}")
+                    for v in minor:
+                        for sz in loop_sizes(v):
+                            s += check(sz, e_minor, 1.0, f"bounds the column loop ({v}) of {p.name}")
+                    for st in strides:
+                        if st in sizes_of:
+                            s += check(st, e_minor, 1.5, f"is the stride of {p.name}'s subscript")
+            if best is None or s > best[0]:
+                best = (s, orient, problems[probs_before:])
+            del problems[probs_before:]
+        if best is not None:
+            score += best[0]
+            problems.extend(best[2])
+            if best[1] != "natural":
+                m.layout[role.name] = best[1]
+    # vectors: y[i] with i < m
+    for pname, (p, role) in by_name.items():
+        if role is None or not role.is_array or len(role.shape) != 1:
+            continue
+        exp = expected_dim(role, 0)
+        if p.dims and len(p.dims) == 1:
+            ids = [i.lower() for i in _size_idents(p.dims[0].split(":")[-1])]
+            if len(ids) == 1 and exp:
+                score += check(ids[0], exp, 3.0, f"is declared as the extent of {p.name}")
+        for _arr, per_dim, _prods in (s for s in facts.subscripts if _norm(s[0], lang) == pname):
+            if len(per_dim) == 1 and exp:
+                for v in per_dim[0]:
+                    for sz in loop_sizes(v):
+                        # a vector's length is unambiguous (a matrix subscript may also read as transposed)
+                        score += check(sz, exp, 3.0, f"bounds the loop of index {v} of {p.name}")
+    # reads and writes
+    written = {_norm(w, lang) for w in facts.writes}
+    for pname, (p, role) in by_name.items():
+        if role is None or not role.is_array:
+            continue
+        if role.is_output and (pname in written or m.returned == role.name):
+            score += 2.0
+        elif not role.is_output and pname in written:
+            score -= 3.0
+            problems.append(f"{p.name} is written but mapped to the input {role.name}")
+    return score, problems
+
+
+def _implied_ok(fn: SFunction, r: Role, assigned_arrays: dict[str, SParam], kr: KernelRoles, lang: str) -> bool:
+    """Whether the function can know size r without a parameter (from its arrays)."""
+    if lang in ("python", "julia"):
+        return True
+    users = [a for a in kr.canonical if a.is_array and r.name in {i for e in a.shape for i in _size_idents(e)}]
+    for a in users:
+        p = assigned_arrays.get(a.name)
+        if p is None:
+            continue
+        if p.container in ("vector", "vector2", "view", "template"):
+            return True
+        if lang == "fortran" and p.dims and all(d.strip() in (":",) for d in p.dims):
+            return True
+    return False
+
+
+def _looks_like_result(fn: SFunction, lang: str) -> tuple[bool, int | None]:
+    """Whether the function returns an array result (not a timing, status or nothing), and its tuple index."""
+    if lang == "fortran":
+        return fn.kind == "function", None
+    if lang == "cpp":
+        res = fn.result.replace("const", "").strip()
+        if res in ("void", "", "int", "bool", "double", "float", "long", "size_t", "auto") and "*" not in res:
+            return res == "auto" and bool(fn.facts.returns), None
+        return True, None
+    array_params = {p.name for p in fn.params}
+    best: tuple[bool, int | None] = (False, None)
+    for names in fn.facts.return_names:
+        for i, ids in enumerate(names):
+            if "<time>" in ids or not ids:
+                continue
+            if ids & array_params or ids - {"np", "numpy", "cp", "None", "True", "False"}:
+                return True, (i if len(names) > 1 else None)
+    return best
+
+
+def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
+    """The best consistent mapping of fn's parameters, or NoMapping with the reason."""
+    roles = list(kr.all)
+    merged = _merged_role(kr)
+    if merged is not None:
+        roles.append(merged)
+    params = fn.params
+    for p in params:
+        if p.kind == "complex":
+            raise NoMapping(f"{p.name} is complex; the kernel is real")
+        if p.container in UNSUPPORTED_CONTAINERS and p.default is None:
+            raise NoMapping(f"{p.name} is {UNSUPPORTED_CONTAINERS[p.container]}, which the glue cannot pass")
+    options: list[list[tuple[Role | None, float]]] = []
+    for p in params:
+        opts = []
+        for r in roles:
+            sc = _pair_score(p, r, kr, lang)
+            if sc is not None:
+                opts.append((r, sc))
+        if p.default is not None or p.keyword_only:
+            opts.append((None, -0.5))
+        if not opts:
+            raise NoMapping(_no_role_reason(p, kr, lang))
+        opts.sort(key=lambda o: -o[1])
+        options.append(opts)
+    result_like, ret_index = _looks_like_result(fn, lang)
+    best: Mapping | None = None
+    runner_up: Mapping | None = None
+    reasons: list[str] = []
+    count = 0
+
+    def complete(assign: dict[int, Role | None], base: float) -> None:
+        nonlocal best, runner_up, count
+        count += 1
+        taken = {c for r in assign.values() if r is not None for c in r.covers}
+        assigned_arrays = {r.name: params[pos] for pos, r in assign.items() if r is not None and r.is_array}
+        m = Mapping(fn=fn, assign=dict(assign), score=base)
+        missing = []
+        for r in kr.canonical:
+            if r.name in taken:
+                continue
+            if r.is_output and r.is_array and result_like and m.returned is None:
+                if r.intent == "out" or any(x.name == r.name for x in assign.values() if x is not None):
+                    m.returned, m.return_index = r.name, ret_index
+                    continue
+                if r.intent == "inout":
+                    missing.append(r.name)
+                    continue
+            if r.size and _implied_ok(fn, r, assigned_arrays, kr, lang):
+                m.implied.append(r.name)
+                continue
+            missing.append(r.name)
+        if missing:
+            reasons.append(f"no parameter for {', '.join(missing)}")
+            return
+        # an output given as a parameter but rebound or returned (Python/Julia functional style)
+        for pos, r in assign.items():
+            if r is None or not r.is_array or not r.is_output or m.returned:
+                continue
+            pname = params[pos].name
+            if lang in ("python", "julia") and result_like and (pname in fn.facts.rebinds or pname not in fn.facts.writes):
+                m.returned, m.return_index = r.name, ret_index
+        ev, problems = _evidence(m, kr, lang)
+        if any("mapped to" in p and "input" not in p for p in problems) and ev < 0:
+            reasons.append("; ".join(problems[:2]))
+            if ev < -6:
+                return
+        m.score += ev
+        m.notes.extend(problems)
+        for pos, r in assign.items():
+            if r is None or not r.is_array or r.intent != "out":
+                continue
+            if _norm(params[pos].name, lang) in {_norm(x, lang) for x in fn.facts.reads_first}:
+                m.zero.add(r.name)
+        if best is None or m.score > best.score:
+            runner_up, best = best, m
+        elif runner_up is None or m.score > runner_up.score:
+            runner_up = m
+
+    def search(i: int, assign: dict[int, Role | None], used: set[str], base: float) -> None:
+        if count > 20000:
+            return
+        if i == len(params):
+            complete(assign, base)
+            return
+        for r, sc in options[i]:
+            if r is not None:
+                cov = set(r.covers)
+                if cov & used:
+                    continue
+                assign[i] = r
+                search(i + 1, assign, used | cov, base + sc)
+            else:
+                assign[i] = None
+                search(i + 1, assign, used, base + sc)
+            del assign[i]
+
+    search(0, {}, set(), 0.0)
+    if best is None:
+        reason = _summarize(reasons) or "no consistent assignment of the parameters"
+        raise NoMapping(reason)
+    if runner_up is not None and abs(runner_up.score - best.score) < 1e-9 and _differs(best, runner_up):
+        best.ambiguous = describe(runner_up, lang)
+    return best
+
+
+def _differs(a: Mapping, b: Mapping) -> bool:
+    return {k: (r.name if r else None) for k, r in a.assign.items()} != {k: (r.name if r else None) for k, r in b.assign.items()}
+
+
+def _summarize(reasons: list[str]) -> str:
+    if not reasons:
+        return ""
+    counts: dict[str, int] = {}
+    for r in reasons:
+        counts[r] = counts.get(r, 0) + 1
+    return min(counts, key=lambda r: (len(r), -counts[r]))
+
+
+def _no_role_reason(p: SParam, kr: KernelRoles, lang: str) -> str:
+    typ = p.type_text or p.kind
+    problems = [_type_problem(p, r, lang) for r in kr.canonical]
+    named = [r for r in kr.all if _norm(p.name, lang) in _names(r, lang)]
+    if named:
+        prob = _type_problem(p, named[0], lang)
+        if prob:
+            return f"parameter {p.name} ({typ}): {prob}"
+    if all(problems):
+        return f"parameter {p.name} ({typ}) fits no parameter of {kr.spec.function}: {problems[0]}"
+    return f"parameter {p.name} ({typ}) matches no parameter of {kr.spec.function} (by name or type) and has no default"
+
+
+def describe(m: Mapping, lang: str) -> str:
+    parts = []
+    for p in m.fn.params:
+        r = m.assign.get(p.position)
+        if r is None:
+            parts.append(f"{p.name}=default")
+        elif r.merged:
+            parts.append(f"{p.name}->{'='.join(r.merged)}")
+        elif r.extra:
+            parts.append(f"{p.name}->{r.name}:{r.canonical}")
+        else:
+            parts.append(f"{p.name}->{r.name}")
+    return ", ".join(parts)

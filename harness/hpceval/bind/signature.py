@@ -1,0 +1,504 @@
+"""Signature inference: bind a free-form suggestion (paper-style prompts fix no signature) to the kernel's driver.
+
+    binding = infer_binding(code, spec, lang)        # hpceval.contracts.Binding
+
+Steps (each recorded in the binding's evidence):
+
+1. repair the stitched completion: a keyword the completion did not continue (`def`/`subroutine` alone on its
+   line), a header without a name (`subroutine (n, a, x, y)`), a body-only completion whose header the prompt
+   should have opened (the header is synthesized from the body's free variables, matched by name only);
+2. parse with tree-sitter (C/C++, Fortran, Python, Julia) and list the functions; a main program, methods and
+   device kernels (`__global__`, `@kernel`) are not candidates;
+3. map each candidate's parameters to the kernel's roles (hpceval.bind.mapping: names, types, intent, position,
+   the body's loops and subscripts), including the kernel's variants (kernels_spec/<kernel>/variants.toml);
+4. pick the candidate that implements the kernel: bindable, named like the kernel, complete (no parse error), not
+   a helper or an empty stub, using a parallel construct of the programming model, earliest;
+5. prune the build unit to that function and what it needs (includes, imports, types, constants, helpers it
+   calls): repeated definitions, a test main, trailing truncated code and unused imports of unavailable modules
+   do not break the build of a function that is fine on its own;
+6. generate the glue (hpceval.bind.glue) and return the Binding: function, argument expressions, setup/teardown,
+   variant, mapping and evidence. No consistent mapping: Binding.error says why (verdict `unbindable`).
+
+A mapping never contradicts the suggestion's own parameter names (only conventional size names like m/n may be
+reassigned when the suggestion's own loops say so), and the mapping used is part of the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from hpceval.bind.glue import make_glue, qualified
+from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
+from hpceval.bind.parsing import SFunction, Unit, fortran_uses, parse
+from hpceval.bind.roles import KernelRoles, kernel_roles
+from hpceval.contracts import Binding
+from hpceval.spec import KernelSpec, Language, ProgrammingModel, catalog
+
+HELPER_NAME = re.compile(r"^(main|init\w*|initialize\w*|print\w*|show\w*|display\w*|check\w*|verify\w*|validate\w*|"
+                         r"fill\w*|rand\w*|random\w*|time\w*|timer\w*|test\w*|bench\w*|benchmark\w*|setup\w*|alloc\w*|"
+                         r"free\w*|compare\w*|error\w*|norm\w*|usage|read\w*|write\w*|dump\w*|cleanup|finalize\w*|"
+                         r"get_\w*|set_\w*|parse\w*|report\w*|run_\w*|wall\w*|elapsed\w*|mysecond|seconds?)$",
+                         re.IGNORECASE)
+KEYWORDS = {"python": "def", "fortran": "subroutine", "julia": "function", "cpp": None}
+PARALLEL = {
+    "cpp": r"#\s*pragma\s+(omp|acc)\b|Kokkos::|parallel_for|<<<|std::execution|thrust::|sycl::",
+    "fortran": r"(?i)!\$(omp|acc)\b|do\s+concurrent",
+    "python": r"@\s*(numba\.)?(njit|jit|vectorize|guvectorize|stencil)\b|prange|\bnp\.|numpy\.|cupy|cp\.",
+    "julia": r"@threads|@cuda|@roc|@kernel|Threads\.",
+}
+PY_IMPORTS = {"np": "import numpy as np", "numpy": "import numpy", "numba": "import numba", "nb": "import numba as nb",
+              "math": "import math", "time": "import time", "prange": "from numba import prange",
+              "njit": "from numba import njit", "jit": "from numba import jit", "os": "import os",
+              "vectorize": "from numba import vectorize", "float32": "from numba import float32",
+              "float64": "from numba import float64", "int32": "from numba import int32"}
+PY_BUILTINS = set(dir(__builtins__)) if isinstance(__builtins__, dict) is False else set(__builtins__)
+
+
+# --------------------------------------------------------------------------------------------------- repair
+
+
+def repair(code: str, spec: KernelSpec, lang: str) -> tuple[str, list[str]]:
+    """Fix what stitching a completion to its prompt leaves broken; returns (code, notes)."""
+    notes = []
+    keyword = KEYWORDS.get(lang)
+    if keyword:
+        lines = code.split("\n")
+        kept = [ln for ln in lines if ln.strip() not in (keyword, "\\n" + keyword, "\\" + keyword)]
+        if len(kept) != len(lines):
+            notes.append(f"dropped a bare `{keyword}` line the completion did not continue")
+        code = "\n".join(kept)
+        pattern = {"python": r"^(\s*def)(\s*\()", "fortran": r"^(\s*subroutine)(\s*\()", "julia": r"^(\s*function)(\s*\()"}
+        new = re.sub(pattern[lang], rf"\1 {spec.function}\2", code, count=1, flags=re.MULTILINE | re.IGNORECASE)
+        if new != code:
+            notes.append(f"named the unnamed header {spec.function}")
+            code = new
+    if lang in ("python", "julia"):
+        lines = [ln for ln in code.split("\n") if ln.strip() and not ln.lstrip().startswith("#")]
+        if lines and all(ln[:1] in (" ", "\t") for ln in lines):
+            code = textwrap.dedent(code)
+    return code, notes
+
+
+# --------------------------------------------------------------------------------------------------- selection
+
+
+def _empty_body(fn: SFunction) -> bool:
+    text = fn.text
+    if fn.lang == "cpp":
+        body = text[text.find("{") + 1:text.rfind("}")] if "{" in text else ""
+        body = re.sub(r"//[^\n]*|/\*.*?\*/", "", body, flags=re.DOTALL)
+        return not body.strip()
+    if fn.lang == "python":
+        lines = [ln.strip() for ln in text.split("\n")[1:] if ln.strip() and not ln.strip().startswith("#")]
+        lines = [ln for ln in lines if not ln.startswith(('"""', "'''"))]
+        return not lines or lines == ["pass"]
+    if fn.lang == "fortran":
+        lines = [ln.strip().lower() for ln in text.split("\n")[1:] if ln.strip() and not ln.strip().startswith("!")]
+        return all(ln.startswith(("end", "implicit", "integer", "real", "double", "use ")) or "::" in ln for ln in lines)
+    return False
+
+
+def _cut_off(fn: SFunction) -> bool:
+    """A C/C++ definition that tree-sitter closed for us: its braces do not balance or it lacks its last brace."""
+    if fn.lang != "cpp" or not fn.error:
+        return False
+    text = re.sub(r"//[^\n]*|/\*.*?\*/|\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'", "", fn.text, flags=re.DOTALL)
+    return text.count("{") != text.count("}") or not text.rstrip().endswith("}")
+
+
+def _kernel_words(spec: KernelSpec) -> list[str]:
+    words = {spec.function.lower(), spec.id.lower()}
+    for a in spec.aliases:
+        if " " not in a:
+            words.add(a.lower())
+    return sorted(words, key=len, reverse=True)
+
+
+def _candidate_score(fn: SFunction, m: Mapping | None, spec: KernelSpec, unit: Unit, model: ProgrammingModel | None
+                     ) -> float:
+    # bindable is what matters; the mapping's own score (which grows with the number of parameters and
+    # subscripts) only breaks ties
+    score = 10.0 + 0.1 * min(m.score / max(1, len(fn.params)), 10.0) if m is not None else -50.0
+    name = fn.name.lower().split("::")[-1]
+    words = _kernel_words(spec)
+    if name == spec.function.lower():
+        score += 6
+    elif any(w in name for w in words):
+        score += 4
+    if HELPER_NAME.match(name):
+        score -= 8
+    if fn.error:
+        score -= 12
+    if _empty_body(fn):
+        score -= 15
+    text = fn.text + "".join(h.text for h in _helpers(unit, fn))
+    if model is not None and model.usage:
+        from hpceval.validate import strip_comments
+
+        lang = catalog().languages[model.language]
+        clean = strip_comments(text, lang)
+        if all(re.search(u, clean) for u in model.usage):
+            score += 5
+    elif re.search(PARALLEL.get(fn.lang, "$^"), text):
+        score += 2
+    return score - 0.01 * fn.index
+
+
+def _helpers(unit: Unit, fn: SFunction) -> list[SFunction]:
+    """Functions of the unit that fn calls, transitively (first complete definition of each name)."""
+    names: dict[str, SFunction] = {}
+    for f in unit.functions:
+        key = f.name.lower() if unit.lang == "fortran" else f.name
+        if f is fn or f.name == fn.name or f.is_main:
+            continue
+        if key not in names or (names[key].error and not f.error):
+            names[key] = f
+    out: list[SFunction] = []
+    todo = [fn]
+    seen = {fn.name}
+    while todo:
+        cur = todo.pop()
+        calls = {c.lower() if unit.lang == "fortran" else c for c in cur.facts.calls}
+        for c in sorted(calls):
+            h = names.get(c)
+            if h is not None and h.name not in seen:
+                seen.add(h.name)
+                out.append(h)
+                todo.append(h)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------- pruning
+
+
+def _c_prelude(text: str) -> str:
+    lines = ["#include <cmath>", "#include <cstring>", "#include <algorithm>", "#include <vector>"]
+    if re.search(r"\bomp_\w+\s*\(", text) and "omp.h" not in text:
+        lines.append("#include <omp.h>")
+    return "\n".join(lines) + "\n"
+
+
+def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+    helpers = _helpers(unit, fn)
+    kept_fns = [fn, *helpers]
+    used = set()
+    for f in kept_fns:
+        used |= set(re.findall(r"[A-Za-z_]\w*", f.text))
+    kept_items = []
+    changed = True
+    chosen: set[int] = set()
+    while changed:
+        changed = False
+        for i, it in enumerate(unit.items):
+            if i in chosen or it.error:
+                continue
+            keep = False
+            if it.kind in ("preproc_include", "using_declaration"):
+                keep = True
+            elif it.kind == "preproc_call":
+                keep = bool(re.match(r"#\s*pragma\s+(omp\s+(end\s+)?declare|acc\s+routine|once)", it.text))
+            elif it.kind in ("preproc_def", "preproc_function_def", "type_definition", "alias_declaration",
+                             "struct_specifier", "class_specifier", "enum_specifier", "union_specifier",
+                             "declaration", "template_declaration", "namespace_alias_definition"):
+                keep = bool(it.defines & used)
+            if keep:
+                chosen.add(i)
+                kept_items.append(it)
+                used |= it.uses
+                changed = True
+    pieces = [(it.start, it.text) for it in kept_items]
+    for f in kept_fns:
+        text = f.text
+        if f.container and f.container[0] == "namespace" and f.container[1]:
+            text = f"namespace {f.container[1]} {{\n{text}\n}}"
+        pieces.append((f.start, text))
+    pieces.sort(key=lambda p: p[0])
+    body = "\n\n".join(t for _, t in pieces)
+    dropped = _dropped(unit, kept_fns)
+    return _c_prelude(body) + body + "\n", dropped
+
+
+def _dropped(unit: Unit, kept: list[SFunction]) -> list[str]:
+    ids = {id(f) for f in kept}
+    out = []
+    for f in unit.functions:
+        if id(f) not in ids:
+            out.append(f"{f.name}{' (incomplete)' if f.error else ''}")
+    return out
+
+
+def prune_python(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+    helpers = _helpers(unit, fn)
+    kept_fns = [fn, *helpers]
+    used: set[str] = set()
+    for f in kept_fns:
+        used |= f.facts.idents | set(re.findall(r"[A-Za-z_]\w*", f.result))
+    chosen: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, it in enumerate(unit.items):
+            if i in chosen or it.error:
+                continue
+            if it.kind in ("import_statement", "import_from_statement", "future_import_statement", "assignment",
+                           "class_definition") and (it.defines & used or "*" in it.defines):
+                chosen.add(i)
+                used |= it.uses
+                changed = True
+    items = [unit.items[i] for i in sorted(chosen)]
+    defined = set().union(*(it.defines for it in items)) if items else set()
+    defined |= {f.name for f in unit.functions}
+    params = {p.name for f in kept_fns for p in f.params}
+    prelude = [line for name, line in PY_IMPORTS.items() if name in used and name not in defined and name not in params
+               and _py_global_use(kept_fns, name)]
+    pieces = sorted([(it.start, it.text) for it in items] + [(f.start, f.text) for f in kept_fns])
+    body = "\n\n".join(t for _, t in pieces)
+    head = "\n".join(prelude) + ("\n\n" if prelude else "")
+    return head + body + "\n", _dropped(unit, kept_fns) + [f"added `{p}`" for p in prelude]
+
+
+def _py_global_use(fns: list[SFunction], name: str) -> bool:
+    """name is used as a module-level name (np.dot, numba.njit, prange(...)) in one of the functions."""
+    return any(re.search(rf"(?<![\w.]){re.escape(name)}\s*[.(]|@\s*{re.escape(name)}\b", f.text) for f in fns)
+
+
+def prune_fortran(unit: Unit, fn: SFunction) -> tuple[str, str, list[str]]:
+    """(source, module holding fn, notes)."""
+    helpers = [h for h in _helpers(unit, fn) if h.container == fn.container or h.container is None
+               or h.container[0] == "program"]
+    modules = {next(iter(it.defines)): it for it in unit.items if it.kind == "module" and it.defines}
+    needed: list[str] = []
+    todo = list(fortran_uses(fn.text + "".join(h.text for h in helpers)))
+    if fn.container and fn.container[0] == "module":
+        todo += list(modules.get(fn.container[1]).uses if fn.container[1] in modules else [])
+    while todo:
+        name = todo.pop()
+        if name in modules and name not in needed and not (fn.container and fn.container[1] == name):
+            needed.append(name)
+            todo.extend(modules[name].uses)
+    used_modules = [modules[n].text for n in sorted(needed, key=lambda n: modules[n].start)]
+    helpers = [h for h in helpers if not (h.container and h.container[0] == "module" and h.container[1] in needed)]
+    procs = "\n\n".join(f.text for f in sorted([fn, *helpers], key=lambda f: f.start))
+    if fn.container and fn.container[0] == "module" and fn.container[1] in modules:
+        mod = modules[fn.container[1]]
+        head = unit.code.encode()[mod.start:mod.contains_at].decode("utf-8", "replace") if mod.contains_at else ""
+        name = fn.container[1]
+        head = re.sub(r"\bcontains\s*$", "", head.rstrip(), flags=re.IGNORECASE)
+        module_src = f"{head}\ncontains\n{procs}\nend module {name}\n"
+    else:
+        name = "hpceval_kernel"
+        module_src = f"module {name}\ncontains\n{procs}\nend module {name}\n"
+    source = "\n\n".join([*used_modules, module_src])
+    return source, name, _dropped(unit, [fn, *helpers])
+
+
+def prune_julia(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+    helpers = _helpers(unit, fn)
+    kept = [fn, *helpers]
+    used = set().union(*(f.facts.idents | f.facts.calls for f in kept))
+    items = [it for it in unit.items if not it.error and (it.kind == "import" or it.defines & used)]
+    pieces = sorted([(it.start, it.text) for it in items] + [(f.start, f.text) for f in kept])
+    return "\n\n".join(t for _, t in pieces) + "\n", _dropped(unit, kept)
+
+
+# --------------------------------------------------------------------------------------------------- body-only
+
+
+def synthesize_header(code: str, unit: Unit, kr: KernelRoles, lang: str) -> tuple[str, str] | None:
+    """A body-only completion (no function at all, but statements that use the kernel's parameters by name):
+    wrap it in a header whose parameters are the body's free names that match canonical parameters by name."""
+    spec = kr.spec
+    if lang == "python":
+        lines = [ln for ln in code.split("\n")]
+        body_lines = [ln for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+        if not body_lines:
+            return None
+        # free names: read before anything assigns them (a script that creates x and y is not a body)
+        assigned: set[str] = set()
+        free: list[str] = []
+        for ln in body_lines:
+            m = re.match(r"\s*([A-Za-z_][\w, ]*?)\s*(?<![=!<>])=(?!=)(.*)", ln)
+            rhs = m.group(2) if m else ln
+            for name in re.findall(r"(?<![.\w])[A-Za-z_]\w*", rhs):
+                if name not in assigned and name not in free:
+                    free.append(name)
+            if m:
+                assigned |= {t.strip() for t in m.group(1).split(",")}
+            for t in re.findall(r"^\s*(?:for|import|from)\s+([A-Za-z_]\w*)", ln):
+                assigned.add(t)
+        names = set(free)
+        params = [r.name for r in kr.canonical if r.name in names]
+        params += [n for n in free if n not in params and any(n in r.names for r in kr.extras if not r.tuning)]
+        if not params or not any(r.is_array for r in kr.canonical if r.name in params):
+            return None
+        if not re.search(r"^\s*(return|for|while|[\w\[\], .:]+\s*[-+*/]?=)", "\n".join(body_lines), re.MULTILINE):
+            return None
+        body = textwrap.indent(textwrap.dedent("\n".join(lines)), "    ")
+        return f"def {spec.function}({', '.join(params)}):\n{body}\n", ", ".join(params)
+    if lang == "fortran":
+        low = code.lower()
+        if re.search(r"^\s*(subroutine|function|program)\b", low, re.MULTILINE):
+            return None
+        decl = re.findall(r"^\s*(?:integer|real|double\s+precision)[^\n]*", code, re.IGNORECASE | re.MULTILINE)
+        if not decl or not re.search(r"^\s*(do\b|[\w(),: ]+=)", low, re.MULTILINE):
+            return None
+        declared = []
+        for line in decl:
+            tail = line.split("::", 1)[-1] if "::" in line else re.sub(r"^\s*(integer|real(\*\d+|\(\w+\))?|double\s+precision)",
+                                                                        "", line, flags=re.IGNORECASE)
+            for name in re.findall(r"([A-Za-z_]\w*)\s*(?:\([^)]*\))?", tail):
+                declared.append(name.lower())
+        known = {r.name.lower() for r in kr.canonical} | {n.lower() for r in kr.all if not r.tuning for n in r.names}
+        params = [n for n in dict.fromkeys(declared) if n in known]
+        if not params:
+            return None
+        body = re.sub(r"^\s*end\s*(subroutine\b.*)?$", "", code, flags=re.IGNORECASE | re.MULTILINE)
+        return (f"subroutine {spec.function}({', '.join(params)})\n{body.rstrip()}\nend subroutine {spec.function}\n",
+                ", ".join(params))
+    return None
+
+
+# --------------------------------------------------------------------------------------------------- entry
+
+
+def _exact_canonical(fn: SFunction, m: Mapping, kr: KernelRoles, lang: str) -> bool:
+    norm = (lambda s: s.lower()) if lang == "fortran" else (lambda s: s)
+    if norm(fn.name) != norm(kr.spec.function) or len(fn.params) != len(kr.canonical):
+        return False
+    for p, r in zip(fn.params, kr.canonical, strict=True):
+        role = m.assign.get(p.position)
+        if role is None or role.name != r.name or norm(p.name) != norm(r.name):
+            return False
+    return True
+
+
+def infer_binding(code: str, spec: KernelSpec, lang: Language | str, model: ProgrammingModel | None = None) -> Binding:
+    """The binding of a free-form suggestion (Binding.error set when none is consistent)."""
+    lang_id = lang if isinstance(lang, str) else lang.id
+    kr = kernel_roles(spec)
+    code, notes = repair(code, spec, lang_id)
+    try:
+        unit = parse(code, lang_id)
+    except ValueError as exc:
+        return _error(spec, str(exc))
+    candidates = [f for f in unit.functions if not f.is_main and f.kind not in ("method",) and "::" not in f.name
+                  and not any(re.fullmatch(r"_\d+", p.name) for p in f.params)]
+    synthesized = ""
+    if not candidates:
+        made = synthesize_header(code, unit, kr, lang_id)
+        if made is not None:
+            code, params = made
+            unit = parse(code, lang_id)
+            candidates = [f for f in unit.functions if not f.is_main]
+            synthesized = f"body-only completion: header {spec.function}({params}) synthesized from the body's names"
+            notes.append(synthesized)
+    if not candidates:
+        return _error(spec, _why_no_function(code, unit, lang_id))
+    results: list[tuple[float, SFunction, Mapping | None, str]] = []
+    for fn in candidates:
+        if fn.kind == "device_kernel":
+            results.append((-100.0, fn, None, "a device kernel (launched by a host function), not callable from the driver"))
+            continue
+        if _cut_off(fn):
+            results.append((-80.0, fn, None, "the definition is cut off (unbalanced braces: the suggestion ends mid-function)"))
+            continue
+        if not fn.params:
+            results.append((-60.0 + _candidate_score(fn, None, spec, unit, model) + 50, fn, None, "takes no parameters"))
+            continue
+        try:
+            m = find_mapping(fn, kr, lang_id)
+        except NoMapping as exc:
+            results.append((_candidate_score(fn, None, spec, unit, model), fn, None, str(exc)))
+            continue
+        results.append((_candidate_score(fn, m, spec, unit, model), fn, m, ""))
+    bound = [r for r in results if r[2] is not None]
+    if not bound:
+        best = max(results, key=lambda r: (_name_rank(r[1], spec), r[0]))
+        fn = best[1]
+        sig = f"{fn.name}({', '.join(p.name for p in fn.params)})"
+        others = len(results) - 1
+        more = f" ({others} other function{'s' if others != 1 else ''} unbindable too)" if others else ""
+        return _error(spec, f"{sig}: {best[3]}{more}", function=fn.name)
+    score, fn, m, _ = max(bound, key=lambda r: r[0])
+    return _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions))
+
+
+def _name_rank(fn: SFunction, spec: KernelSpec) -> int:
+    name = fn.name.lower()
+    if name == spec.function.lower():
+        return 2
+    return 1 if any(w in name for w in _kernel_words(spec)) else 0
+
+
+def _why_no_function(code: str, unit: Unit, lang: str) -> str:
+    from hpceval.importers.copilot import is_comment_only
+
+    if is_comment_only(code, lang):
+        return "no code: the suggestion has only comments"
+    if any(f.is_main for f in unit.functions) or (lang == "fortran" and re.search(r"^\s*program\b", code, re.I | re.M)):
+        return "no kernel function: only a main program that computes inline"
+    return "no function definition found (statements only, or a definition cut off before its body)"
+
+
+def _error(spec: KernelSpec, reason: str, function: str | None = None) -> Binding:
+    return Binding(function=function or spec.function, args=[], error=f"unbindable: {reason}",
+                   evidence=f"signature inference: {reason}")
+
+
+def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, notes: list[str], nfuncs: int
+             ) -> Binding:
+    spec = kr.spec
+    glue = make_glue(m, kr, lang)
+    exact = _exact_canonical(fn, m, kr, lang) and not (glue.setup or glue.teardown or glue.call and lang != "python")
+    module = None
+    if lang == "cpp":
+        source, dropped = prune_cpp(unit, fn)
+    elif lang == "python":
+        source, dropped = prune_python(unit, fn)
+    elif lang == "fortran":
+        source, module, dropped = prune_fortran(unit, fn)
+    else:
+        source, dropped = prune_julia(unit, fn)
+    clean = (not fn.error and not notes and not any(it.error for it in unit.items)
+             and not any(f is not fn and (f.name == fn.name or f.is_main or f.error) for f in unit.functions))
+    if lang == "python" and any(it.kind == "statement" for it in unit.items):
+        clean = False
+    mapping = {}
+    for p in fn.params:
+        r = m.assign.get(p.position)
+        mapping[p.name] = ("default" if r is None else "=".join(r.merged) if r.merged
+                           else f"{r.name}={r.canonical}" if r.extra else r.name)
+    if m.returned:
+        mapping["<return>"] = m.returned
+    sig = f"{fn.name}({', '.join(p.name for p in fn.params)})"
+    parts = [f"bound {sig} as {describe(m, lang)}", f"variant {m.variant}"]
+    if m.implied:
+        parts.append(f"{', '.join(m.implied)} implied by the arrays")
+    parts += glue.notes
+    precisions = sorted({p.dtype for p in fn.params if p.dtype and p.kind == "real" and p.dtype != spec.dtype})
+    if precisions:
+        parts.append(f"declares {'/'.join(precisions)} where the kernel is {spec.dtype}: data converted, "
+                     f"validated at {spec.dtype} tolerance")
+    if m.ambiguous:
+        parts.append(f"equally plausible: {m.ambiguous}")
+    parts += notes
+    if m.notes:
+        parts.append("evidence against: " + "; ".join(m.notes[:3]))
+    if dropped and not clean:
+        parts.append(f"build unit pruned to {fn.name} and what it uses (dropped: {', '.join(dropped[:6])}"
+                     f"{', ...' if len(dropped) > 6 else ''})")
+    returns = glue.returns
+    binding = Binding(function=qualified(m) if lang == "cpp" else fn.name, args=glue.args, returns=returns,
+                      variant=m.variant, evidence="; ".join(parts), mapping=mapping,
+                      call=glue.call if (glue.call and not (lang == "python" and glue.call == f"kernel({', '.join(glue.args)})")) else None,
+                      setup=glue.setup, teardown=glue.teardown, decls=glue.decls,
+                      source=None if (exact and clean) else source, module=module if not (exact and clean) else None)
+    if exact and clean:
+        from hpceval.bind import canonical_binding
+
+        lang_obj = catalog().languages[lang]
+        canon = canonical_binding(spec, lang_obj)
+        binding.args, binding.returns, binding.call = canon.args, canon.returns, None
+        binding.evidence = f"canonical signature {sig}; " + binding.evidence
+    return binding
