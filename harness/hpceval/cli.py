@@ -6,6 +6,7 @@ what to do, never a traceback; Ctrl-C leaves the results directory consistent an
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from collections.abc import Callable
@@ -82,6 +83,9 @@ def run(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint (else OPENAI_BASE_URL)")] = None,
     concurrency: Annotated[int, typer.Option(help="concurrent LLM requests")] = 4,
     fresh: Annotated[bool, typer.Option(help="ignore cached generations")] = False,
+    stop: Annotated[list[str] | None, typer.Option(help="stop sequence (repeatable; \\n escapes); default: per-language ones for --style paper")] = None,
+    request_timeout: Annotated[float | None, typer.Option(help="seconds before an LLM request is retried")] = None,
+    price_table: Annotated[Path | None, typer.Option(help="TOML/JSON: model -> {prompt, completion} US$ per million tokens; adds the cost to the summary")] = None,
     executor: Annotated[str, typer.Option(help="local (nsjail sandbox) or docker")] = "local",
     jobs: Annotated[int, typer.Option(help="concurrent build/run jobs (default: CPU count)")] = 0,
     timing: Annotated[bool, typer.Option(help="time correct kernels at the timing size")] = True,
@@ -90,7 +94,7 @@ def run(
     """Generate suggestions, evaluate them in the sandbox, store verdicts, export DIR/evaluations.csv."""
     from hpceval.evaluate import Evaluator
     from hpceval.executors import get_executor
-    from hpceval.llm import GenerationParams, get_backend
+    from hpceval.llm import GenerationParams, get_backend, load_price_table, usage_summary
     from hpceval.pipeline import Progress as RunProgress
     from hpceval.pipeline import RunConfig, default_jobs
     from hpceval.pipeline import run as run_pipeline
@@ -106,10 +110,11 @@ def run(
         raise UserError("no programming model left after --languages; see `hpceval list models`")
     styles = list(STYLES) if style == "all" else _split(style) or ["chat"]
     hint_list = list(HINTS) if hints == "all" else _split(hints) or ["none"]
-    params = GenerationParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
-    options: dict[str, Any] = {}
-    if llm.startswith(("openai", "local")):
-        options = {"base_url": base_url, "concurrency": concurrency, "fresh": fresh} if llm.startswith("openai") else {}
+    stops = [codecs.decode(s, "unicode_escape") for s in stop or []]
+    params = GenerationParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed, stop=stops)
+    prices = load_price_table(price_table) if price_table else None
+    options: dict[str, Any] = {"base_url": base_url, "concurrency": concurrency, "fresh": fresh,
+                               "timeout": request_timeout}  # each backend takes the options it knows
     backend = get_backend(llm, **options)
     ex = get_executor(executor)
     evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
@@ -128,10 +133,14 @@ def run(
                 on_evaluated=lambda done, total, verdict: bar.update(eval_task, completed=done, total=total, last=verdict))
             run_id = run_pipeline(config, cat, store, backend, evaluator, jobs or default_jobs(), hooks)
         frame = store.results(run_id)
+        usage = store.usage(run_id)
     finally:
         backend.close()
         store.close()
     _summary(frame)
+    line = usage_summary(usage, config.llm_identity.get("model") or llm, prices)
+    if line:
+        console.print(line, highlight=False)
     console.print(f"run {run_id}: {len(frame)} suggestions -> {out / 'evaluations.csv'} and {out / 'results.sqlite'}")
 
 

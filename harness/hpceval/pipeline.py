@@ -19,9 +19,9 @@ from pydantic import BaseModel, Field
 
 from hpceval import __version__
 from hpceval.bind import choose_binding
-from hpceval.contracts import Evaluation, Prompt, Verdict
+from hpceval.contracts import Evaluation, Prompt, Suggestion, Verdict
 from hpceval.evaluate import Evaluator
-from hpceval.extract import extract
+from hpceval.extract import extract, extract_details
 from hpceval.llm import GenerationParams, LLMBackend
 from hpceval.prompts import plan
 from hpceval.spec import Catalog
@@ -69,18 +69,46 @@ class Progress:
 
 
 def generate_missing(store: Store, run_id: str, prompts: list[Prompt], backend: LLMBackend,
-                     params: GenerationParams, progress: Progress) -> None:
-    """Ask the backend only for prompts that have no stored generation yet."""
+                     params: GenerationParams, progress: Progress, catalog: Catalog | None = None) -> None:
+    """Ask the backend only for prompts that have no stored generation yet (or whose generation failed).
+
+    A prompt's suggestions are stored in one transaction, with the extraction outcome in their meta; backends
+    that take a generation cache get the store, so a retried or resumed prompt costs no repeated request.
+    """
+    if hasattr(backend, "attach_cache"):
+        backend.attach_cache(store)
     answered = store.prompts_with_generations(run_id)
+    failed = store.prompts_with_generation_errors(run_id) & {p.prompt_id for p in prompts}
+    if failed:
+        store.delete_generations(run_id, failed)
+        answered -= failed
     todo = [p for p in prompts if p.prompt_id not in answered]
+    by_id = {p.prompt_id: p for p in todo}
     done = len(prompts) - len(todo)
     progress.on_generated(done, len(prompts))
-    seen: set[str] = set()
+    batch: list[Suggestion] = []
+
+    def flush() -> None:
+        nonlocal done
+        if batch:
+            prompt = by_id.get(batch[0].prompt_id)
+            if prompt is not None and catalog is not None:
+                function = catalog.kernels[prompt.kernel].function
+                for s in batch:
+                    if s.error is None and not s.meta.get("complete"):
+                        result = extract_details(s.text, prompt, function)
+                        s.code = result.code
+                        s.meta["extract"] = result.record()
+            store.add_generations(run_id, batch)
+            done += 1
+            progress.on_generated(done, len(prompts))
+            batch.clear()
+
     for suggestion in backend.generate(todo, params, None):
-        store.add_generation(run_id, suggestion)
-        if suggestion.prompt_id not in seen:
-            seen.add(suggestion.prompt_id)
-            progress.on_generated(done + len(seen), len(prompts))
+        if batch and batch[-1].prompt_id != suggestion.prompt_id:
+            flush()
+        batch.append(suggestion)
+    flush()
 
 
 def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[Prompt], evaluator: Evaluator,
@@ -140,7 +168,7 @@ def run(config: RunConfig, catalog: Catalog, store: Store, backend: LLMBackend, 
     store.add_run(run_id, config.llm, config.model_dump(mode="json"),
                   environment(catalog, [m.id for m in models], evaluator))
     store.add_prompts(run_id, prompts)
-    generate_missing(store, run_id, prompts, backend, config.generation, progress)
+    generate_missing(store, run_id, prompts, backend, config.generation, progress, catalog)
     evaluate_pending(store, run_id, catalog, prompts, evaluator, jobs, progress)
     store.export_csv(run_id)
     return run_id

@@ -39,6 +39,10 @@ CREATE TABLE IF NOT EXISTS evaluations(
   toolchain TEXT, toolchain_version TEXT, image TEXT, device TEXT, build_s REAL, run_s REAL, created TEXT);
 CREATE TABLE IF NOT EXISTS generation_cache(
   request_key TEXT, sample INTEGER, text TEXT, meta TEXT, created TEXT, PRIMARY KEY(request_key, sample));
+CREATE TABLE IF NOT EXISTS llm_requests(
+  run_id TEXT, request_id TEXT, prompt_id TEXT, api TEXT, model TEXT, samples INTEGER, prompt_tokens INTEGER,
+  completion_tokens INTEGER, latency_s REAL, attempts INTEGER, retries TEXT, error TEXT, cached INTEGER,
+  created TEXT, PRIMARY KEY(run_id, request_id));
 """
 
 RESULT_COLUMNS = [
@@ -86,6 +90,42 @@ class Store:
                 " VALUES(?,?,?,?,?,?,?,?)",
                 (run_id, s.prompt_id, s.rank, s.text, s.code, json.dumps(s.meta, sort_keys=True), s.error, now()))
 
+    def add_generations(self, run_id: str, suggestions: list[Suggestion]) -> None:
+        """One prompt's suggestions and the LLM requests behind them, in one transaction (all or nothing)."""
+        requests: dict[str, tuple] = {}
+        for s in suggestions:
+            req = s.meta.get("request")
+            if isinstance(req, dict) and req.get("id") and req["id"] not in requests:
+                tries = req.get("attempts") or []
+                requests[req["id"]] = (
+                    run_id, req["id"], s.prompt_id, req.get("api"), s.meta.get("model"), len(req.get("samples") or []),
+                    req.get("prompt_tokens"), req.get("completion_tokens"), req.get("latency_s"), len(tries) + (0 if s.error else 1),
+                    json.dumps(tries, sort_keys=True), s.error, int(bool(s.meta.get("cached"))), now())
+        with self.db:
+            self.db.executemany(
+                "INSERT OR IGNORE INTO generations(run_id, prompt_id, rank, text, code, meta, error, created)"
+                " VALUES(?,?,?,?,?,?,?,?)",
+                [(run_id, s.prompt_id, s.rank, s.text, s.code, json.dumps(s.meta, sort_keys=True), s.error, now())
+                 for s in suggestions])
+            self.db.executemany(f"INSERT OR IGNORE INTO llm_requests VALUES({', '.join('?' * 14)})",
+                                list(requests.values()))
+
+    def delete_generations(self, run_id: str, prompt_ids: set[str] | list[str]) -> None:
+        """Forget the generations of some prompts (to ask again for prompts whose generation failed)."""
+        with self.db:
+            self.db.executemany("DELETE FROM generations WHERE run_id=? AND prompt_id=?",
+                                [(run_id, p) for p in prompt_ids])
+
+    def cached_generation(self, request_key: str, sample: int) -> tuple[str, dict[str, Any]] | None:
+        row = self.db.execute("SELECT text, meta FROM generation_cache WHERE request_key=? AND sample=?",
+                              (request_key, sample)).fetchone()
+        return None if row is None else (row[0], json.loads(row[1] or "{}"))
+
+    def put_cached_generation(self, request_key: str, sample: int, text: str, meta: dict[str, Any]) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO generation_cache VALUES(?,?,?,?,?)",
+                            (request_key, sample, text, json.dumps(meta, sort_keys=True), now()))
+
     def link(self, run_id: str, prompt_id: str, rank: int, code: str, cache_key: str, binding: str) -> None:
         with self.db:
             self.db.execute("UPDATE generations SET code=?, cache_key=?, binding=? WHERE run_id=? AND prompt_id=? AND rank=?",
@@ -104,6 +144,16 @@ class Store:
     def prompts_with_generations(self, run_id: str) -> set[str]:
         rows = self.db.execute("SELECT DISTINCT prompt_id FROM generations WHERE run_id=?", (run_id,))
         return {r[0] for r in rows}
+
+    def prompts_with_generation_errors(self, run_id: str) -> set[str]:
+        rows = self.db.execute("SELECT DISTINCT prompt_id FROM generations WHERE run_id=? AND error IS NOT NULL",
+                               (run_id,))
+        return {r[0] for r in rows}
+
+    def usage(self, run_id: str) -> pd.DataFrame:
+        """One row per LLM request of the run: tokens, latency, attempts, error; cached=1 rows cost nothing now."""
+        return pd.read_sql_query("SELECT * FROM llm_requests WHERE run_id=? ORDER BY created, prompt_id",
+                                 self.db, params=(run_id,))
 
     def generations(self, run_id: str) -> list[sqlite3.Row]:
         self.db.row_factory = sqlite3.Row
