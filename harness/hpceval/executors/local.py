@@ -94,8 +94,8 @@ def _needed_paths(argv: list[str], env: dict[str, str]) -> set[str]:
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     paths.update(site.getsitepackages())
     for text in [*argv, *env.values()]:
-        paths.update(m for m in re.findall(r"(?<![\w.])(/[\w.+@-]+(?:/[\w.+@-]+)*)", text) if m != "/w"
-                     and not m.startswith("/w/"))
+        # also inside flags such as -I/path, -L/path, -Wl,-rpath,/path
+        paths.update(m for m in re.findall(r"(/[\w.+@-]+(?:/[\w.+@-]+)*)", text) if m != "/w" and not m.startswith("/w/"))
     return {p for p in paths if os.path.exists(p)}
 
 
