@@ -292,8 +292,9 @@ def import_copilot(
     from hpceval.importers.copilot import import_copilot as do_import
 
     table = do_import(source, out)
-    console.print(table)
-    console.print(f"wrote {out}; evaluate with: hpceval run --llm replay:{out} --style paper")
+    Console(width=max(console.width, 132)).print(table)  # a narrow terminal would elide the model ids
+    console.print(f"wrote {out}; evaluate with: hpceval run --llm replay:{out} --style paper --hints all --models all "
+                  "(-n 30 keeps the suggestions of prompts the study asked more than once)", soft_wrap=True)
 
 
 images_app = typer.Typer(help="Per-toolchain container images.")

@@ -139,6 +139,8 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
                     score -= 0.5  # m vs n: the body's loops decide
                     break
                 return None  # the suggestion's own name says it is another parameter
+    if name not in own and p.kind in ("unknown", "real_generic") and p.array is None and p.default is not None:
+        return None  # an untyped optional parameter with another name keeps its default
     if r.position == p.position and not r.merged:
         score += 1.5
     if r.is_output and p.intent == "in":
@@ -322,6 +324,19 @@ def _looks_like_result(fn: SFunction, lang: str) -> tuple[bool, int | None]:
     return best
 
 
+def _used_as(p: SParam, r: Role, fn: SFunction, lang: str) -> bool:
+    """For an untyped parameter whose name says nothing: does the body use it like role r?"""
+    name = _norm(p.name, lang)
+    facts = fn.facts
+    if r.is_array:
+        return any(_norm(a, lang) == name for a, _d, _p in facts.subscripts) or name in {
+            _norm(x, lang) for x in facts.shape_refs} or any(name in ids for rn in facts.return_names for ids in rn)
+    if r.kind in ("int", "index"):
+        return any(name in {_norm(b, lang) for b in bounds} for bounds in facts.loops.values()) or any(
+            name in {_norm(i, lang) for d in dims for i in d} for _a, dims, _p in facts.subscripts)
+    return name in {_norm(i, lang) for i in facts.idents}
+
+
 def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     """The best consistent mapping of fn's parameters, or NoMapping with the reason."""
     roles = list(kr.all)
@@ -339,8 +354,13 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         opts = []
         for r in roles:
             sc = _pair_score(p, r, kr, lang)
-            if sc is not None:
-                opts.append((r, sc))
+            if sc is None:
+                continue
+            untyped = p.kind in ("unknown",) and p.array is None
+            if untyped and not r.extra and _norm(p.name, lang) not in _names(r, lang) and not r.merged \
+                    and not _used_as(p, r, fn, lang):
+                continue  # nothing but its position would say so
+            opts.append((r, sc))
         if p.default is not None or p.keyword_only:
             opts.append((None, -0.5))
         if not opts:

@@ -17,8 +17,9 @@ prompt: one suggestion); "No synthesized solutions found." is an empty panel. La
 extension (else the folder names), kernel and programming model from the prompt's words (the folder names are
 only a fallback for the kernel), mapped to the catalog's ids.
 
-Replay records (one JSON object per line; the schema of `hpceval.llm.replay`):
+Replay records (one JSON object per line; the schema "hpceval.replay/1" of `hpceval.llm.replay`):
 
+    schema, llm "hpceval.replay/1", "github-copilot-2023"
     prompt_id   "<kernel>/<model>/paper/<hint>", the id `hpceval run --style paper` plans for that prompt
     language, model, kernel, style ("paper"), hint ("keyword" | "none")
     rank        1-based order of the suggestion in its panel; when several panels of the dump map to the same
@@ -43,6 +44,9 @@ from pathlib import Path
 from rich.table import Table
 
 from hpceval.spec import Catalog, catalog
+
+REPLAY_SCHEMA = "hpceval.replay/1"
+LLM = "github-copilot-2023"  # the study's model: GitHub Copilot (OpenAI Codex), queried in early 2023
 
 LANG_BY_EXT = {
     ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c": "cpp", ".cu": "cpp", ".hpp": "cpp", ".h": "cpp", ".hip": "cpp",
@@ -434,7 +438,7 @@ def _panel_records(panel: Panel, next_rank: dict[str, int]) -> list[dict]:
         meta = {**_panel_meta(panel), "panel_rank": j, "key": f"{panel.file}#{panel.index}.{j}",
                 "sha": block_sha(block), "comment_only": is_comment_only(block, panel.language),
                 "has_function": has_function(block, panel.language), "block": block}
-        recs.append({"prompt_id": pid, "language": panel.language, "model": panel.model or f"{panel.language}-unspecified",
+        recs.append({"schema": REPLAY_SCHEMA, "llm": LLM, "prompt_id": pid, "language": panel.language, "model": panel.model or f"{panel.language}-unspecified",
                      "kernel": panel.kernel, "style": "paper", "hint": panel.hint, "rank": next_rank[pid],
                      "text": completion_text(block, panel.language, panel.hint), "meta": meta})
     return recs
@@ -445,7 +449,9 @@ def _empty_panel_record(panel: Panel) -> dict:
     return {"prompt_id": _prompt_id(panel), "language": panel.language,
             "model": panel.model or f"{panel.language}-unspecified", "kernel": panel.kernel, "style": "paper",
             "hint": panel.hint, "rank": 0, "text": "", "meta": {**_panel_meta(panel), "empty_panel": True,
-                                                                 "key": f"{panel.file}#{panel.index}.0"}}
+                                                                 "key": f"{panel.file}#{panel.index}.0", "sha": "",
+                                                                 "panel_rank": 0, "comment_only": False,
+                                                                 "has_function": False, "block": ""}}
 
 
 def counts_table(recs: list[dict], title: str = "Copilot suggestions") -> Table:
@@ -467,6 +473,9 @@ def counts_table(recs: list[dict], title: str = "Copilot suggestions") -> Table:
         c["comment-only"] += int(m["comment_only"])
         c["with function"] += int(m["has_function"])
     cols = ["panels", "empty panels", "declared", "suggestions", "comment-only", "with function"]
+    # panels: Copilot panels (or inline completions); empty panels: "No synthesized solutions found"; declared: the
+    # sum of the headers' N; suggestions: blocks found; comment-only: blocks without code; with function: blocks
+    # that define a function other than a main program (before any signature inference)
     table = Table(title=title)
     for name in ("language", "model", "kernel", *cols):
         table.add_column(name, justify="right" if name in cols else "left")
