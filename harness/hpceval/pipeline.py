@@ -95,6 +95,8 @@ def generate_missing(store: Store, run_id: str, prompts: list[Prompt], backend: 
             if prompt is not None and catalog is not None:
                 function = catalog.kernels[prompt.kernel].function
                 for s in batch:
+                    if s.meta.get("complete") and not s.code:
+                        s.code = s.text
                     if s.error is None and not s.meta.get("complete"):
                         result = extract_details(s.text, prompt, function)
                         s.code = result.code

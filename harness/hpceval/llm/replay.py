@@ -75,7 +75,9 @@ class ReplayBackend:
                              "replay_rank": record["rank"]})
                 if record.get("llm"):
                     meta.setdefault("llm", record["llm"])
+                # meta.complete: the text is the whole source already (no extraction), e.g. the reference backend's
                 suggestion = Suggestion(prompt_id=prompt.prompt_id, rank=rank, text=record["text"],
+                                        code=record["text"] if meta.get("complete") else "",
                                         error=record.get("error") or None, meta=meta)
                 if on_done is not None:
                     on_done(suggestion)
