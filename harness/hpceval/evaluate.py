@@ -6,6 +6,7 @@ never a verdict against the LLM.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -24,7 +25,7 @@ from hpceval.executors import Executor, Limits
 from hpceval.paths import DRIVERS_DIR
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 from hpceval.toolchains import get_toolchain
-from hpceval.validate import compare, strip_comments, timing_case, usage_problem, validation_cases
+from hpceval.validate import compare, make_case, strip_comments, timing_case, usage_problem, validation_cases
 
 EVALUATOR_VERSION = "1"
 # One timing run at a time per process: concurrent builds still load the machine, but two timed kernels never
@@ -64,7 +65,7 @@ class Evaluator:
 
     def cache_key(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None) -> str:
         toolchain = get_toolchain(model.toolchain)
-        info = self.executor.toolchain_info(toolchain)
+        info = _model_info(toolchain, model, self.executor.toolchain_info(toolchain), self.executor)
         payload = {
             "code": normalize_code(code), "kernel": spec.id, "kernel_hash": self.kernel_hash(spec),
             "model": model.id, "toolchain": toolchain.name, "version": info.version, "flags": model.flags,
@@ -77,7 +78,7 @@ class Evaluator:
     def evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None = None) -> Evaluation:
         lang = self.catalog.languages[model.language]
         toolchain = get_toolchain(model.toolchain)
-        info = self.executor.toolchain_info(toolchain)
+        info = _model_info(toolchain, model, self.executor.toolchain_info(toolchain), self.executor)
         base = {"toolchain": toolchain.name, "toolchain_version": info.version,
                 "image": self.executor.image_digest(toolchain.name), "device": model.device}
         if not code.strip():
@@ -110,6 +111,10 @@ class Evaluator:
         for name, text in files.items():
             (workdir / name).write_text(text)
         env = toolchain.env(model)
+        adjust = _adjustments(toolchain, spec, model, code)
+        env = {**env, **adjust.env} if adjust else env
+        run_limits = (dataclasses.replace(self.run_limits, pids=max(self.run_limits.pids, adjust.pids))
+                      if adjust and adjust.pids else self.run_limits)
         build_s = 0.0
         for step in toolchain.build_steps(model):
             result = self.executor.run(step, workdir, env, self.build_limits,
@@ -122,8 +127,10 @@ class Evaluator:
                 return Evaluation(verdict=Verdict.build_error, evidence=_first_errors(result), build_s=build_s, **base)
 
         cases = validation_cases(spec, self.seed)
+        if adjust and adjust.sizes is not None:
+            cases = [make_case(spec, size, self.seed) for size in adjust.sizes]
         write_cases(workdir, spec, lang, cases)
-        result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits,
+        result = self.executor.run(toolchain.run_argv(model), workdir, env, run_limits,
                                    image=self.executor.image_for(toolchain.name))
         run_s = result.seconds
         failure = self._run_failure(result, len(cases), "validation", base, build_s)
@@ -150,10 +157,20 @@ class Evaluator:
         if problem:
             return Evaluation(verdict=Verdict.wrong_model, evidence=problem, max_rel_error=worst, build_s=build_s,
                               run_s=run_s, **base)
-        timing = self._time(workdir, spec, model, toolchain, env, base, build_s) if self.timing else {}
+        notes = [adjust.note] if adjust and adjust.note else []
+        dynamic = getattr(toolchain, "dynamic_check", None)
+        if dynamic is not None:
+            problem, seen = dynamic(workdir, model, len(cases), code)
+            if problem:
+                return Evaluation(verdict=Verdict.wrong_model, evidence=f"dynamic check: {problem}", max_rel_error=worst,
+                                  build_s=build_s, run_s=run_s, **base)
+            notes += [seen] if seen else []
+        timed = self.timing and (adjust is None or adjust.timing)
+        timing = self._time(workdir, spec, model, toolchain, env, base, build_s, code) if timed else {}
         if isinstance(timing, Evaluation):
             return timing
-        evidence = f"{len(cases)} sizes within tolerance (max rel error {worst:.2e})"
+        notes += [timing.pop("_note")] if timing.get("_note") else []
+        evidence = "; ".join([f"{len(cases)} sizes within tolerance (max rel error {worst:.2e})", *notes])
         return Evaluation(verdict=Verdict.correct, evidence=evidence, max_rel_error=worst, build_s=build_s,
                           run_s=run_s, **timing, **base)
 
@@ -170,7 +187,8 @@ class Evaluator:
                               build_s=build_s, run_s=result.seconds, **base)
         return None
 
-    def _time(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base, build_s):
+    def _time(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base, build_s,
+              code: str = ""):
         lang = self.catalog.languages[model.language]
         case = timing_case(spec, self.seed)
         for stale in workdir.glob("c*/"):
@@ -185,6 +203,14 @@ class Evaluator:
         times = read_times(workdir, 0)
         if not times:
             return {}
+        note = ""
+        kernel_times = getattr(toolchain, "kernel_times", None)
+        if kernel_times is not None:  # GPU: the kernels' own device time per call, not allocation and copies
+            per_call, how = kernel_times(workdir, model, case.warmup + case.reps, case.warmup, code)
+            if per_call:
+                note = (f"timed: GPU kernels only ({how}); whole call incl. transfers median "
+                        f"{statistics.median(times):.3e} s")
+                times = list(per_call)
         times.sort()
         median = statistics.median(times)
         q = statistics.quantiles(times, n=4) if len(times) >= 2 else [median, median, median]
@@ -192,7 +218,21 @@ class Evaluator:
         nbytes = spec.metric(spec.bytes, case.size)
         return {"time_median_s": median, "time_min_s": times[0], "time_iqr_s": q[2] - q[0],
                 "gflops": flops / median / 1e9 if median > 0 else None,
-                "gbytes_per_s": nbytes / median / 1e9 if median > 0 else None}
+                "gbytes_per_s": nbytes / median / 1e9 if median > 0 else None, **({"_note": note} if note else {})}
+
+
+def _model_info(toolchain, model: ProgrammingModel, info, executor: Executor):
+    """A toolchain that serves several models may refine availability per model (python_gpu: CuPy or pyCUDA)."""
+    refine = getattr(toolchain, "model_info", None)
+    if refine is None or not info.available or executor.name != "local":
+        return info
+    return refine(model, info)
+
+
+def _adjustments(toolchain, spec: KernelSpec, model: ProgrammingModel, code: str):
+    """A toolchain's per-suggestion changes (sizes, env, limits, timing), e.g. numba.cuda under the simulator."""
+    adjust = getattr(toolchain, "job_adjustments", None)
+    return adjust(spec, model, code) if adjust is not None else None
 
 
 def _first_errors(result: ProcResult) -> str:

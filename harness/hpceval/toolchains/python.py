@@ -1,10 +1,40 @@
-"""CPython with NumPy and Numba on the CPU: the 'build' is a byte-compile, so syntax errors are build errors."""
+"""CPython with NumPy and Numba on the CPU: the 'build' is a byte-compile, so syntax errors are build errors.
 
+numba.cuda code (python-numba model, e.g. the second reference solutions/python-numba.cuda.py) is recognised
+per suggestion (`job_adjustments`): with an NVIDIA GPU it runs on the GPU, with the GPU probe (a kernel must
+run on the device; kernel-only time); without one it runs under Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1),
+which is about 1 ms per simulated thread, so only the validation sizes whose outputs have at most
+HPCEVAL_CUDASIM_MAX elements (default 2500; at least the three smallest; for an iterative solver, a kernel with a
+max_iter parameter, the three smallest only) are run, and there is no timing run.
+CPU code (njit, prange, NumPy) is unaffected: same environment, same sizes, same timing as before.
+"""
+
+import os
+import re
 import sys
 from functools import cache
+from pathlib import Path
 
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import Toolchain, ToolInfo
+
+NUMBA_CUDA = re.compile(r"\bcuda\.jit\b|\bfrom\s+numba\s+import\b[^\n]*\bcuda\b|\bnumba\.cuda\b|\bfrom\s+numba\.cuda\b")
+SIM_DIR = Path(__file__).resolve().parent / "include" / "python_sim"
+
+
+def uses_numba_cuda(code: str) -> bool:
+    return bool(NUMBA_CUDA.search(code))
+
+
+def _output_elements(spec, size: dict) -> int:
+    """Elements of the largest output array at a size (about the number of GPU threads a kernel launches)."""
+    import numpy as np
+
+    from hpceval.caseio import array_shape
+
+    inputs = spec.make_inputs(dict(size), np.random.default_rng(0))
+    counts = [int(np.prod(array_shape(p, inputs))) for p in spec.outputs if p.is_array]
+    return max(counts or [1])
 
 
 class Python(Toolchain):
@@ -29,6 +59,56 @@ class Python(Toolchain):
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         return {**super().env(model), "NUMBA_CACHE_DIR": "/tmp/numba", "PYTHONDONTWRITEBYTECODE": "1",
                 "MPLBACKEND": "Agg"}
+
+    # ------------------------------------------------------------------ numba.cuda
+
+    def _gpu(self):
+        from hpceval.toolchains.cuda import nvidia_gpu
+
+        return nvidia_gpu()
+
+    def job_adjustments(self, spec, model: ProgrammingModel, code: str):
+        """None for CPU code; for numba.cuda code the GPU probe, or the simulator at reduced sizes."""
+        if not uses_numba_cuda(code):
+            return None
+        from hpceval.toolchains.cuda import JobAdjust, probe_env
+
+        if self._gpu() is not None:
+            return JobAdjust(env={**probe_env(), "CUDA_CACHE_PATH": "/tmp/cuda-cache"}, note="numba.cuda on the GPU")
+        cap = int(os.environ.get("HPCEVAL_CUDASIM_MAX", "2500"))
+        ranked = sorted(spec.sizes.validation, key=lambda s: _output_elements(spec, s))
+        sizes = [s for s in spec.sizes.validation if _output_elements(spec, s) <= cap]
+        if any(p.name == "max_iter" for p in spec.params):  # an iterative solver launches kernels per iteration
+            sizes = []
+        if len(sizes) < 3:
+            keep = ranked[:3]
+            sizes = [s for s in spec.sizes.validation if s in keep]
+        env = {"NUMBA_ENABLE_CUDASIM": "1", "HPCEVAL_PROBE_OUT": "gpu_probe.txt",
+               "PYTHONPATH": os.pathsep.join([str(SIM_DIR), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        return JobAdjust(sizes=sizes, env=env, pids=4096, timing=False,
+                         note=f"numba.cuda under the CUDA simulator (no GPU), {len(sizes)} of "
+                              f"{len(spec.sizes.validation)} sizes (outputs <= {cap} elements), not timed")
+
+    def probe_active(self, model: ProgrammingModel, code: str = "") -> bool:
+        return uses_numba_cuda(code)
+
+    def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
+        """numba.cuda code: a kernel must have run (on the GPU, or launched in the simulator)."""
+        if not uses_numba_cuda(code):
+            return None, ""
+        from hpceval.toolchains.cuda import probe_env, probe_verdict, read_probe
+
+        if self._gpu() is not None and not probe_env():
+            return None, ""
+        return probe_verdict(read_probe(workdir), calls)
+
+    def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
+                     code: str = "") -> tuple[list[float], str]:
+        if not uses_numba_cuda(code) or self._gpu() is None:
+            return [], ""
+        from hpceval.toolchains.cuda import GpuProbeMixin
+
+        return GpuProbeMixin.kernel_times(self, workdir, model, calls, warmup, code)
 
 
 TOOLCHAIN = Python()

@@ -1,0 +1,390 @@
+"""nvcc for CUDA C++ and Thrust (CCCL ships with nvcc), plus what every NVIDIA GPU toolchain shares.
+
+Shared here (hip, kokkos, python_gpu and python import it):
+* `nvidia_gpu()`: the GPU, found through the driver library itself (libcuda.so.1, cuInit, compute capability),
+  so "can run here" means "a CUDA driver and a device answer", not "nvcc exists".
+* `cuda_arch()`: -arch for nvcc: sm_<cc> of the device (sm_90 on Hopper), HPCEVAL_CUDA_ARCH, else sm_80.
+* The GPU probe (include/hpceval_cupti_probe.cpp): a CUDA injection library built once per machine into the
+  cache. With CUDA_INJECTION64_PATH set, the driver loads it into every process of a job that initialises
+  CUDA; it records each kernel that ran on the device, with the GPU's own start/end timestamps, through CUPTI.
+  The evaluator uses it for the dynamic usage check (a GPU kernel ran: `dynamic_check`) and for the
+  transfer-free kernel time per call (`kernel_times`).
+* `build_only()`: the build steps of a reference through an executor, for machines without a GPU (CI).
+
+What is timed for GPU models: the driver times the whole call (allocation, copies both ways, launches). The
+evaluation's time_* fields are the GPU time of the kernels of one call instead (the sum of the durations of the
+kernels it launched, from CUPTI), when the probe is present; the whole-call median stays in the evidence.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import statistics
+import subprocess
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from hpceval.bind import DriverHooks
+from hpceval.spec import ProgrammingModel
+from hpceval.toolchains import CompiledToolchain, ToolInfo, tool_version
+
+INCLUDE_DIR = Path(__file__).resolve().parent / "include"
+PROBE_SOURCE = INCLUDE_DIR / "hpceval_cupti_probe.cpp"
+PROBE_FILE = "gpu_probe.txt"
+NVCC_HINT = ("install the CUDA toolkit's compiler: pip install nvidia-cuda-nvcc nvidia-cuda-runtime nvidia-cuda-cccl "
+             "(or NVIDIA's CUDA toolkit) and put nvcc on PATH")
+NO_GPU_NOTE = "no NVIDIA GPU here (libcuda.so.1 missing or cuInit failed): builds only"
+
+
+def cache_dir() -> Path:
+    """Where toolchains keep what they build once per machine (Kokkos, the GPU probe): $HPCEVAL_CACHE."""
+    root = os.environ.get("HPCEVAL_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "hpceval")
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class FileLock:
+    """An exclusive flock on a file in the cache: one build of a cached artefact at a time, across processes."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> FileLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = self.path.open("w")
+        fcntl.flock(self._fh, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        fcntl.flock(self._fh, fcntl.LOCK_UN)
+        self._fh.close()
+
+
+# ---------------------------------------------------------------------------------------------- the device
+
+
+@dataclass(frozen=True)
+class NvidiaGpu:
+    name: str
+    major: int
+    minor: int
+    driver: str
+    count: int
+    memory_gb: float = 0.0
+
+    @property
+    def cc(self) -> str:
+        return f"{self.major}{self.minor}"
+
+    def describe(self) -> str:
+        return f"{self.name} (sm_{self.cc}, driver {self.driver})"
+
+
+@cache
+def nvidia_gpu() -> NvidiaGpu | None:
+    """The first NVIDIA GPU as the CUDA driver reports it, or None (no driver, no device, HPCEVAL_NO_GPU=1)."""
+    if os.environ.get("HPCEVAL_NO_GPU", "") not in ("", "0"):
+        return None
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
+    try:
+        if lib.cuInit(0) != 0:
+            return None
+        count = ctypes.c_int(0)
+        if lib.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value < 1:
+            return None
+        dev = ctypes.c_int(0)
+        lib.cuDeviceGet(ctypes.byref(dev), 0)
+        major, minor, version = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+        lib.cuDeviceGetAttribute(ctypes.byref(major), 75, dev)  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+        lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev)
+        name = ctypes.create_string_buffer(256)
+        lib.cuDeviceGetName(name, 256, dev)
+        lib.cuDriverGetVersion(ctypes.byref(version))
+        total = ctypes.c_size_t(0)
+        lib.cuDeviceTotalMem_v2(ctypes.byref(total), dev)
+    except (AttributeError, OSError):
+        return None
+    driver = f"CUDA {version.value // 1000}.{version.value % 1000 // 10}"
+    return NvidiaGpu(name.value.decode(errors="replace"), major.value, minor.value, driver, count.value,
+                     round(total.value / 2**30, 1))
+
+
+def cuda_arch() -> str:
+    """nvcc -arch: HPCEVAL_CUDA_ARCH, else the device's sm_<cc>, else sm_80 (builds only, no device here)."""
+    forced = os.environ.get("HPCEVAL_CUDA_ARCH")
+    if forced:
+        return forced
+    gpu = nvidia_gpu()
+    return f"sm_{gpu.cc}" if gpu else "sm_80"
+
+
+@cache
+def nvcc_path() -> str | None:
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    for candidate in ("/usr/local/cuda/bin/nvcc", "/opt/cuda/bin/nvcc"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@cache
+def cuda_root() -> Path | None:
+    nvcc = nvcc_path()
+    if not nvcc:
+        return None
+    # /usr/local/bin/nvcc may be a wrapper script: ask nvcc where its own tree is.
+    try:
+        out = subprocess.run([nvcc, "--dryrun", "-c", "-x", "cu", "/dev/null", "-o", "/dev/null"],
+                             capture_output=True, text=True, timeout=30)
+        match = re.search(r"^#\$ TOP=(\S+)", out.stderr, re.MULTILINE)
+        if match and Path(match.group(1), "include").is_dir():
+            return Path(match.group(1)).resolve()
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return Path(os.path.realpath(nvcc)).parent.parent
+
+
+def cuda_lib_dirs() -> list[Path]:
+    root = cuda_root()
+    dirs = []
+    if root:
+        dirs += [root / "lib64", root / "lib", root / "targets" / "x86_64-linux" / "lib", root / "extras" / "CUPTI" / "lib64"]
+    return [d for d in dirs if d.is_dir()]
+
+
+@cache
+def nvcc_version() -> str:
+    nvcc = nvcc_path()
+    return tool_version([nvcc, "--version"], r"release (\d+\.\d+)").replace(nvcc, "nvcc") if nvcc else ""
+
+
+# ---------------------------------------------------------------------------------------------- the probe
+
+
+@cache
+def probe_library() -> Path | None:
+    """Build the CUPTI injection library once into the cache (None where CUPTI or a compiler is missing)."""
+    root = cuda_root()
+    if root is None or os.environ.get("HPCEVAL_NO_PROBE"):
+        return None
+    include = next((d for d in (root / "include", root / "extras" / "CUPTI" / "include") if (d / "cupti.h").is_file()),
+                   None)
+    libdir = next((d for d in cuda_lib_dirs() if any(d.glob("libcupti.so*"))), None)
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if include is None or libdir is None or compiler is None:
+        return None
+    digest = hashlib.sha256(PROBE_SOURCE.read_bytes() + str(root).encode()).hexdigest()[:12]
+    target = cache_dir() / f"cupti-probe-{digest}" / "libhpceval_probe.so"
+    if target.is_file():
+        return target
+    with FileLock(target.parent / ".lock"):
+        if target.is_file():
+            return target
+        tmp = target.with_suffix(".tmp")
+        cmd = [compiler, "-O2", "-std=c++17", "-shared", "-fPIC", f"-I{include}", str(PROBE_SOURCE), "-o", str(tmp),
+               f"-L{libdir}", "-lcupti", f"-Wl,-rpath,{libdir}"]
+        result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if result.returncode != 0:
+            (target.parent / "build.log").write_text(result.stdout + result.stderr)
+            return None
+        tmp.chmod(0o755)
+        tmp.rename(target)
+        target.parent.chmod(0o755)
+    return target
+
+
+def probe_env() -> dict[str, str]:
+    """Environment that loads the GPU probe into a job's processes (empty without a GPU or without CUPTI)."""
+    if nvidia_gpu() is None:
+        return {}
+    lib = probe_library()
+    return {"CUDA_INJECTION64_PATH": str(lib), "HPCEVAL_PROBE_OUT": PROBE_FILE} if lib else {}
+
+
+@dataclass
+class ProbeData:
+    kernels: list[tuple[int, int, str]] = field(default_factory=list)
+    copies: list[tuple[int, int, int, int]] = field(default_factory=list)
+
+    @property
+    def kernel_seconds(self) -> float:
+        return sum(end - start for start, end, _ in self.kernels) / 1e9
+
+
+def read_probe(workdir: Path, remove: bool = True) -> ProbeData | None:
+    """The probe's records of the last run in workdir; None if no process of it initialised CUDA."""
+    path = workdir / PROBE_FILE
+    if not path.is_file():
+        return None
+    data = ProbeData()
+    for line in path.read_text(errors="replace").splitlines():
+        parts = line.split(" ", 3)
+        try:
+            if parts[0] == "K":
+                data.kernels.append((int(parts[1]), int(parts[2]), parts[3] if len(parts) > 3 else "?"))
+            elif parts[0] == "C":
+                rest = parts[3].split()
+                data.copies.append((int(parts[1]), int(parts[2]), int(rest[0]), int(rest[1])))
+        except (IndexError, ValueError):
+            continue
+    data.kernels.sort()
+    if remove:
+        path.unlink(missing_ok=True)
+    return data
+
+
+def probe_verdict(data: ProbeData | None, calls: int) -> tuple[str | None, str]:
+    """The dynamic usage check from the probe's records of a validation run: (problem or None, evidence)."""
+    if data is None:
+        return (f"no GPU kernel ran: the {calls} validation calls never initialised CUDA "
+                f"(the work was done on the host)", "")
+    if not data.kernels:
+        return f"no GPU kernel ran in {calls} validation calls (CUDA was initialised, no kernel was launched)", ""
+    names = sorted({_short_name(n) for _, _, n in data.kernels})
+    return None, f"{len(data.kernels)} GPU kernels ran in {calls} calls ({', '.join(names[:3])})"
+
+
+@dataclass
+class JobAdjust:
+    """What a toolchain changes for one suggestion (see Python.job_adjustments): validation sizes, extra
+    environment, a higher pids limit, no timing run, and a note for the evidence."""
+
+    sizes: list[dict] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    pids: int | None = None
+    timing: bool = True
+    note: str = ""
+
+
+class GpuProbeMixin:
+    """Dynamic usage check and kernel-only timing for toolchains whose jobs run on an NVIDIA GPU."""
+
+    def probe_active(self, model: ProgrammingModel, code: str = "") -> bool:
+        return bool(probe_env())
+
+    def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
+        """(problem or None, evidence) after the validation run: did a kernel run on the GPU?"""
+        if not self.probe_active(model, code):
+            return None, ""
+        return probe_verdict(read_probe(workdir), calls)
+
+    def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
+                     code: str = "") -> tuple[list[float], str]:
+        """Per timed call, the GPU time of its kernels (s), after the timing run; ([], why) when unavailable.
+
+        Every call of the timing run gets the same inputs, so it launches the same kernels: with K kernels in
+        C calls, call c owns kernels c*K/C .. (c+1)*K/C-1 in start order. If K is not a multiple of C, each
+        timed call gets the mean (total kernel time / C).
+        """
+        if not self.probe_active(model, code):
+            return [], ""
+        data = read_probe(workdir)
+        if data is None or not data.kernels or calls <= 0:
+            return [], "no kernel records from the GPU probe"
+        k = len(data.kernels)
+        if k % calls == 0:
+            per = k // calls
+            sums = [sum(e - s for s, e, _ in data.kernels[c * per:(c + 1) * per]) / 1e9 for c in range(calls)]
+            return sums[warmup:], f"{per} kernel(s) per call"
+        mean = data.kernel_seconds / calls
+        return [mean] * (calls - warmup), f"{k} kernels in {calls} calls (mean per call)"
+
+
+def _short_name(name: str) -> str:
+    name = re.sub(r"\(.*| grid=.*", "", name)
+    return name.split("::")[-1][:40] or "?"
+
+
+# ---------------------------------------------------------------------------------------------- nvcc
+
+
+class CudaToolchain(GpuProbeMixin, CompiledToolchain):
+    """cpp-cuda and cpp-thrust: nvcc, cudart static, -arch from the device, CCCL (Thrust/CUB) from the toolkit."""
+
+    name = "cuda"
+    language = "cpp"
+    driver_ext = "cu"
+    install_hint = NVCC_HINT
+
+    @cache  # noqa: B019 - module singleton
+    def detect(self) -> ToolInfo:
+        version = nvcc_version()
+        if not version:
+            return ToolInfo(False, how_to_get=self.install_hint)
+        gpu = nvidia_gpu()
+        version = f"{version} -arch={cuda_arch()}"
+        if gpu is None:
+            return ToolInfo(True, version, can_run=False, note=NO_GPU_NOTE,
+                            how_to_get="run on a machine with an NVIDIA GPU and its driver")
+        return ToolInfo(True, f"{version} on {gpu.describe()}")
+
+    def nvcc_flags(self) -> list[str]:
+        return ["-O3", "-std=c++17", f"-arch={cuda_arch()}", "--extended-lambda", "--expt-relaxed-constexpr", "-w",
+                f"-I{INCLUDE_DIR}"]
+
+    def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
+        return [[nvcc_path() or "nvcc", *self.nvcc_flags(), *model.flags, "driver.cu", "-o", "prog"]]
+
+    def hooks(self, model: ProgrammingModel) -> DriverHooks:
+        return DriverHooks(includes=["#include <cuda_runtime.h>"])
+
+    def env(self, model: ProgrammingModel) -> dict[str, str]:
+        env = {**super().env(model), "CUDA_CACHE_PATH": "/tmp/cuda-cache", **probe_env()}
+        root = cuda_root()
+        if root:
+            env["PATH"] = f"{root / 'bin'}:{env['PATH']}"
+        return env
+
+
+def build_only(code: str, spec, model: ProgrammingModel, executor, toolchain=None, workdir: Path | None = None,
+               limits=None):
+    """Render a suggestion's build unit and run only its build steps through `executor` (no device needed).
+
+    Returns the last ProcResult (returncode 0 = it compiled and linked). This is the CI path for GPU models:
+    every reference must build with the real compiler even where nothing can run.
+    """
+    import tempfile
+
+    from hpceval.bind import canonical_binding, render_unit
+    from hpceval.executors import Limits
+    from hpceval.spec import catalog
+    from hpceval.toolchains import get_toolchain
+
+    toolchain = toolchain or get_toolchain(model.toolchain)
+    lang = catalog().languages[model.language]
+    files = render_unit(code, spec, lang, canonical_binding(spec, lang), toolchain.hooks(model), toolchain.driver_ext)
+    own = workdir is None
+    workdir = workdir or Path(tempfile.mkdtemp(prefix=f"hpceval-build-{spec.id}-{model.id}-"))
+    try:
+        for name, text in files.items():
+            (workdir / name).write_text(text)
+        result = None
+        for step in toolchain.build_steps(model):
+            result = executor.run(step, workdir, toolchain.env(model), limits or Limits(wall_s=600, cpu_s=1200))
+            if result.returncode != 0:
+                break
+        return result
+    finally:
+        if own:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def whole_call_note(times: list[float]) -> str:
+    if not times:
+        return ""
+    return f"whole call incl. transfers: median {statistics.median(times):.3e} s"
+
+
+TOOLCHAIN = CudaToolchain()

@@ -1,0 +1,40 @@
+"""hpceval: loaded at interpreter start (PYTHONPATH) for numba.cuda jobs run under Numba's CUDA simulator.
+
+It counts the kernels the simulator launches and writes them, like the CUPTI probe on a real GPU, to
+$HPCEVAL_PROBE_OUT at exit ("K 0 0 sim:<name> grid=.. block=.."), so the dynamic usage check (a GPU kernel was
+launched) works without a GPU. It also gives simulator threads (one Python thread per CUDA thread) a small
+stack, so a 1024-thread block fits the sandbox's address-space limit.
+"""
+
+import os
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" and os.environ.get("HPCEVAL_PROBE_OUT"):
+    import atexit
+    import threading
+
+    threading.stack_size(4 * 1024 * 1024)
+    _launches = []
+
+    def _write():
+        try:
+            with open(os.environ["HPCEVAL_PROBE_OUT"], "a") as out:
+                out.write("hpceval-probe 1\n")
+                for name in _launches:
+                    out.write(f"K 0 0 {name}\n")
+        except OSError:
+            pass
+
+    try:
+        from numba.cuda.simulator import kernel as _kernel
+
+        _original_call = _kernel.FakeCUDAKernel.__call__
+
+        def _counting_call(self, *args):
+            if not self._device:
+                _launches.append(f"sim:{getattr(self.fn, '__name__', '?')} grid={self.grid_dim} block={self.block_dim}")
+            return _original_call(self, *args)
+
+        _kernel.FakeCUDAKernel.__call__ = _counting_call
+        atexit.register(_write)
+    except Exception:  # noqa: BLE001 - without the probe the job still runs; the harness sees no probe file
+        pass
