@@ -555,7 +555,14 @@ def figure_speedups(scores: Scores):
 
     times = FuncFormatter(lambda v, _: f"{v:g}×")
     ax.yaxis.set_major_formatter(times)
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}×" if f"{v:g}"[0] in "235" else ""))
+    lo, hi = ax.get_ylim()
+    narrow = hi / lo < 10        # less than a decade: label every minor tick, else 2, 3 and 5 of each decade
+
+    def minor(v: float, _: Any) -> str:
+        mantissa = round(v / 10 ** math.floor(math.log10(v)), 6) if v > 0 else 0
+        return f"{v:.2g}×" if narrow or mantissa in (2, 3, 5) else ""
+
+    ax.yaxis.set_minor_formatter(FuncFormatter(minor))
     if ax.get_legend() is not None:
         ax.get_legend().set_title("LLM")
     ax.set_ylabel("speedup over the reference solution")
