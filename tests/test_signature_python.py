@@ -24,7 +24,7 @@ CASES = [
     ("gemv-accumulate", "gemv", "def gemv_numba(A, x, y):\n    for i in range(A.shape[0]):\n        for j in range(A.shape[1]):\n            y[i] += A[i, j] * x[j]\n    return y\n",
      {"A": "A", "x": "x", "y": "y"}, "accumulate", None),
     ("gemv-alpha-beta", "gemv", "def gemv(A, x, y, alpha, beta):\n    return alpha * A.dot(x) + beta * y\n",
-     {"alpha": "alpha=1", "beta": "beta=0"}, "alpha_beta", None),
+     {"alpha": "alpha=2", "beta": "beta=0"}, "alpha_beta", None),
     ("gemv-letters", "gemv", "def gemv_numba(a, b, c, m, n):\n    for i in range(m):\n        c[i] = 0\n        for j in range(n):\n            c[i] += a[i, j] * b[j]\n",
      {"a": "A", "b": "x", "c": "y", "m": "m", "n": "n"}, "canonical", None),
     ("gemv-flat", "gemv", "def gemv(m, n, A, x, y):\n    for i in range(m):\n        s = 0.0\n        for j in range(n):\n            s += A[i * n + j] * x[j]\n        y[i] = s\n",
@@ -67,6 +67,14 @@ GLUE_RUNS = [
 ]
 
 
+# alpha/beta variants are graded at alpha = 2 (result halved) and beta = 0 with y = 1, so these are caught:
+GLUE_WRONG = [
+    ("gemv", "python-numpy", "import numpy as np\ndef gemv(m, n, alpha, a, x, y):\n    for i in range(m):\n"
+     "        y[i] = alpha * y[i]\n        y[i] += np.dot(a[i, :], x)\n"),  # alpha scales y, not A*x
+    ("gemv", "python-numpy", "import numpy as np\ndef gemv(A, x, y, alpha, beta):\n    y += alpha * np.dot(A, x)\n"),  # beta ignored
+]
+
+
 def test_python_glue_runs(catalog, evaluator):
     def run(case):
         kernel, model, code = case
@@ -75,5 +83,8 @@ def test_python_glue_runs(catalog, evaluator):
         return case, b, evaluator.evaluate(code, spec, m, b)
 
     with ThreadPoolExecutor(2) as pool:
-        for case, b, e in pool.map(run, GLUE_RUNS):
-            assert e.verdict.value == "correct", (case[2][:60], b.evidence, e.evidence)
+        results = list(pool.map(run, GLUE_RUNS + GLUE_WRONG))
+    for case, b, e in results[:len(GLUE_RUNS)]:
+        assert e.verdict.value == "correct", (case[2][:60], b.evidence, e.evidence)
+    for case, b, e in results[len(GLUE_RUNS):]:
+        assert b.variant == "alpha_beta" and e.verdict.value == "wrong_result", (case[2][:60], b.evidence, e.evidence)

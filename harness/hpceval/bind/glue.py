@@ -63,7 +63,9 @@ class _Plan:
         self.convert = bool(want and role.kind == "real" and want != spec.dtype)
         self.dtype = want if self.convert else spec.dtype
         self.narrowing = self.convert and spec.dtype == "float64" and want == "float32"
-        self.zero = role.name in m.zero
+        # what an output holds on entry: NaN (the driver's poison), zeros (read before written) or a variant's fill
+        self.fill = m.prefill if (role.is_output and m.prefill) else ("0" if role.name in m.zero else None)
+        self.zero = self.fill is not None
 
 
 # ------------------------------------------------------------------------------------------------------ C++
@@ -119,17 +121,27 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
             g.args.append(_c_scalar(g, p, role.name))
             continue
         g.args.append(_c_array(g, plans[role.name], spec, kokkos))
-    for role_name in m.zero:
-        pl = plans.get(role_name)
-        if pl is not None and not _needs_temp(pl):
-            g.setup.append(f"std::fill({role_name}.begin(), {role_name}.end(), ({_c_canon(spec, pl.role)})0);")
-            g.notes.append(f"{role_name} zeroed before the call (read before written)")
+    for role_name, pl in plans.items():
+        if pl.fill is not None and not _needs_temp(pl):
+            g.setup.append(f"std::fill({role_name}.begin(), {role_name}.end(), ({_c_canon(spec, pl.role)}){pl.fill});")
+            g.notes.append(_fill_note(role_name, pl.fill))
+    if m.scale != 1.0:
+        for r in kr.canonical:
+            if r.is_array and r.is_output:
+                g.teardown.append(f"for (auto &hp_v : {r.name}) hp_v *= {m.scale!r};")
+        g.notes.append(f"outputs multiplied by {m.scale!r} after the call (the extras' canonical point)")
     if m.returned:
         role = kr.role(m.returned)
         call = f"{qualified(m)}({', '.join(g.args)})"
         g.call = f"{{ auto hp_ret = {call}; hpceval_assign({role.name}, hp_ret); }}"
         g.notes.append(f"the return value is {role.name}")
     return g
+
+
+def _fill_note(name: str, fill: str) -> str:
+    if fill == "0":
+        return f"{name} zeroed before the call (read before written)"
+    return f"{name} holds {fill} on entry (the extras' canonical point)"
 
 
 def spec_dim(role: Role, d: int) -> str:
@@ -183,9 +195,9 @@ def _c_array(g: Glue, pl: _Plan, spec: KernelSpec, kokkos: bool = False) -> str:
     col = "true" if pl.layout != "natural" else "false"
     tmp = f"hp_{name}"
     g.setup.append(f"std::vector<{elem}> {tmp} = hpceval_pack<{elem}>({name}, {rows}, {cols}, {prows}, {pcols}, {col});")
-    if pl.zero:
-        g.setup.append(f"std::fill({tmp}.begin(), {tmp}.end(), ({elem})0);")
-        g.notes.append(f"{name} zeroed before the call (read before written)")
+    if pl.fill is not None:
+        g.setup.append(f"std::fill({tmp}.begin(), {tmp}.end(), ({elem}){pl.fill});")
+        g.notes.append(_fill_note(name, pl.fill))
     teardown = [f"hpceval_unpack({tmp}, {name}, {rows}, {cols}, {prows}, {pcols}, {col});"]
     if pl.narrowing and not role.is_output:
         teardown = []  # a narrowed input cannot come back bit-identical: not copied back
@@ -294,6 +306,11 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
         else:
             expr = _py_array(g, plans[role.name], spec)
         g.args.append(f"{p.name}={expr}" if use_keywords or p.keyword_only else expr)
+    if m.scale != 1.0:
+        for r in kr.canonical:
+            if r.is_array and r.is_output:
+                g.teardown.append(f'ns["{r.name}"][...] *= {m.scale!r}')
+        g.notes.append(f"outputs multiplied by {m.scale!r} after the call (the extras' canonical point)")
     call = f"kernel({', '.join(g.args)})"
     if m.returned:
         g.returns = m.returned
@@ -318,9 +335,9 @@ def _py_expr(expr: str) -> str:
 def _py_array(g: Glue, pl: _Plan, spec: KernelSpec) -> str:
     name = pl.role.name
     src = f'ns["{name}"]'
-    if pl.zero:
-        g.setup.append(f"{src}[...] = 0")
-        g.notes.append(f"{name} zeroed before the call (read before written)")
+    if pl.fill is not None:
+        g.setup.append(f"{src}[...] = {pl.fill}")
+        g.notes.append(_fill_note(name, pl.fill))
     if not (pl.convert or any(pl.pad) or pl.layout != "natural" or pl.flat):
         return src
     tmp = f"hp_{name}"
@@ -430,6 +447,11 @@ def fortran_glue(m: Mapping, kr: KernelRoles) -> Glue:
         role = kr.role(m.returned)
         g.call = f"{role.name} = {m.fn.name}({', '.join(g.args)})"
         g.notes.append(f"the function result is {role.name}")
+    if m.scale != 1.0:
+        for r in kr.canonical:
+            if r.is_array and r.is_output:
+                g.teardown.append(f"{r.name} = {m.scale!r} * {r.name}")
+        g.notes.append(f"outputs multiplied by {m.scale!r} after the call (the extras' canonical point)")
     return g
 
 
@@ -485,9 +507,9 @@ def _f_array(g: Glue, pl: _Plan, spec: KernelSpec) -> str:
     name = pl.role.name
     canon_kind = "integer" if pl.role.kind in ("int", "index") else _f_kind(spec.dtype)
     rank_mismatch = pl.p.rank is not None and pl.p.rank != pl.rank and pl.p.dims and pl.p.dims[-1] not in ("*",)
-    if pl.zero:
-        g.setup.append(f"{name} = 0")
-        g.notes.append(f"{name} zeroed before the call (read before written)")
+    if pl.fill is not None:
+        g.setup.append(f"{name} = {pl.fill}")
+        g.notes.append(_fill_note(name, pl.fill))
     needs = pl.convert or any(pl.pad) or pl.layout != "natural" or rank_mismatch
     if not needs:
         return name

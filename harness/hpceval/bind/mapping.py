@@ -50,6 +50,20 @@ class Mapping:
         return None
 
     @property
+    def scale(self) -> float:
+        """Factor the outputs are multiplied by after the call (extras evaluated at a scaled point)."""
+        f = 1.0
+        for r in self.assign.values():
+            if r is not None and r.extra and r.scale:
+                f *= float(r.scale)
+        return f
+
+    @property
+    def prefill(self) -> str | None:
+        """Value the outputs hold on entry (None: NaN-poisoned, or zeroed when read before written)."""
+        return next((r.prefill for r in self.assign.values() if r is not None and r.extra and r.prefill), None)
+
+    @property
     def merged(self) -> Role | None:
         return next((r for r in self.assign.values() if r is not None and r.merged), None)
 

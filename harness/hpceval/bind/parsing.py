@@ -570,7 +570,10 @@ def parse_cpp(code: str) -> Unit:
             elif t in ("comment",):
                 continue
             elif t in ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"):
-                visit(child, container, template_names)  # flattened: the branches' items and functions
+                if any(n.type == "function_definition" for n in walk(child)):
+                    visit(child, container, template_names)  # flattened: the branches' items and functions
+                else:
+                    items.append(_c_item(child, code))  # kept whole: #ifdef USE_BLAS / #include <cblas.h> / #endif
             elif t in ("identifier", "preproc_arg", "preproc_defined", "binary_expression", "unary_expression",
                        "parenthesized_expression", "number_literal", "call_expression") and node.type.startswith("preproc"):
                 continue  # the condition of an #if

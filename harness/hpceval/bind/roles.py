@@ -65,6 +65,8 @@ class Role:
     tuning: bool = False
     size: bool = False  # a canonical integer that appears in array shapes
     merged: tuple[str, ...] = ()  # the canonical sizes a merged (square) size stands for
+    scale: str = ""  # extras: the outputs are multiplied by this after the call (alpha = 2 -> 0.5)
+    prefill: str = ""  # extras: the outputs hold this value on entry (beta = 0 with y = 1)
 
     @property
     def is_array(self) -> bool:
@@ -132,7 +134,8 @@ def kernel_roles(spec: KernelSpec) -> KernelRoles:
             extras.append(Role(name=ep["name"], kind=ep.get("kind", "int"), shape=list(ep.get("shape", [])),
                                intent=ep.get("intent", "in"), names=list(dict.fromkeys([ep["name"], *ep.get("names", [])])),
                                position=len(spec.params) + j, extra=True, variant=v["id"],
-                               canonical=str(ep.get("canonical", ""))))
+                               canonical=str(ep.get("canonical", "")), scale=str(ep.get("scale", "")),
+                               prefill=str(ep.get("prefill", ""))))
     for t in TUNING:
         extras.append(Role(name=t["name"], kind=t["kind"], names=t["names"], extra=True, tuning=True,
                            canonical=t["canonical"], variant=None))

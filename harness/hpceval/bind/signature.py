@@ -194,7 +194,7 @@ def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
             if i in chosen or it.error:
                 continue
             keep = False
-            if it.kind in ("preproc_include", "using_declaration"):
+            if it.kind in ("preproc_include", "using_declaration", "preproc_if", "preproc_ifdef"):
                 keep = True
             elif it.kind == "preproc_call":
                 keep = bool(re.match(r"#\s*pragma\s+(omp\s+(end\s+)?declare|acc\s+routine|once)", it.text))

@@ -79,7 +79,8 @@ UNKNOWN_MODEL_WORDS = ("oneapi", "opencl", "mpi", "hip", "cuda", "sycl", "kokkos
 HEADER = re.compile(r"Synthe[a-z]*\s+(\d+)\s*/\s*(\d+)\s*solutions?[ \t]*(\(\s*duplicates\s+hidden\s*\))?"
                     r"|No\s+synthe[a-z]*\s+solutions?\s+found\.?", re.IGNORECASE)
 MARKER = re.compile(r"(//+|!+|#+|/\*+)[ \t]*prompt\b[ \t]*:?", re.IGNORECASE)
-SEPARATOR = re.compile(r"^[ \t]*={5,}[ \t]*$", re.MULTILINE)
+# "=======", also as an editor's reformatter left it ("== == == =")
+SEPARATOR = re.compile(r"^[ \t]*(?:=[ \t]*){5,9}$", re.MULTILINE)
 AUTHOR_MARKER = re.compile(r"^(#{2,}.*|[-*]{3,}|```\w*|.*\b(beginning|end) of (the )?output\b.*)$", re.IGNORECASE)
 
 
