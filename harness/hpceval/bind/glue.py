@@ -567,20 +567,101 @@ def _f_array(g: Glue, pl: _Plan, spec: KernelSpec) -> str:
     return arg
 
 
+def _jl_type(dtype: str) -> str:
+    return "Float32" if dtype == "float32" else "Float64"
+
+
 def julia_glue(m: Mapping, kr: KernelRoles) -> Glue:
-    """Argument expressions for a Julia driver (canonical variables by name; extras at canonical values)."""
+    """The call as a Julia `let` block (the Julia driver has no setup/teardown slots): temporaries, the call, the
+    copies back and the output scaling, evaluated afresh for every timed call; its value is the function's."""
+    spec = kr.spec
     g = Glue()
+    pre: list[str] = []
+    post: list[str] = []
+    merged = m.merged
+    if merged is not None:
+        pre.append(f"hp_k = max({', '.join(merged.merged)})")
+    plans: dict[str, _Plan] = {}
+    for p in m.fn.params:
+        role = m.assign.get(p.position)
+        if role is not None and role.is_array and not role.extra:
+            plans[role.name] = _Plan(m, kr, "julia", p, role)
+    lead: dict[str, str] = {}
+    for name, pl in plans.items():
+        if pl.rank == 2:
+            rows = "hp_k" if pl.pad[0] else f"({pl.role.shape[0]})"
+            cols = "hp_k" if pl.pad[1] else f"({pl.role.shape[1]})"
+            lead[name] = cols if pl.layout != "natural" else rows
     for p in m.fn.params:
         role = m.assign.get(p.position)
         if role is None:
             continue
         if role.merged:
-            g.args.append(f"max({', '.join(role.merged)})")
+            g.args.append("hp_k")
         elif role.extra:
             value = role.canonical or "0"
-            g.args.append({"notrans": "'N'", "threads": "Threads.nthreads()"}.get(value, value.split(":")[-1]))
+            if value.startswith("lead:"):
+                expr = lead.get(value.split(":", 1)[1], f"size({value.split(':', 1)[1]}, 1)")
+            elif value == "notrans":
+                expr = "'N'"
+            elif value == "threads":
+                expr = "Threads.nthreads()"
+            elif value.startswith("output:"):
+                target = value.split(":", 1)[1]
+                pre.append(f"hp_{role.name} = fill(convert(eltype({target}), NaN), size({target}))")
+                post.append(f"{target} .= hp_{role.name}")
+                expr = f"hp_{role.name}"
+            elif role.kind == "real":
+                expr = f"{_jl_type(p.dtype or spec.dtype)}({value})"
+            else:
+                expr = value
+            g.args.append(expr)
+            g.notes.append(f"{p.name} = {expr}")
+        elif not role.is_array:
+            g.args.append(role.name if role.kind != "real" or not p.dtype else f"{_jl_type(p.dtype)}({role.name})")
         else:
-            g.args.append(role.name)
+            pl = plans[role.name]
+            name = role.name
+            if pl.fill is not None:
+                pre.append(f"{name} .= {pl.fill}")
+                g.notes.append(_fill_note(name, pl.fill))
+            if not (pl.convert or any(pl.pad) or pl.layout != "natural"):
+                g.args.append(name)
+                continue
+            tmp = f"hp_{name}"
+            src = f"permutedims({name})" if pl.layout != "natural" else name
+            dims = list(pl.role.shape)
+            if pl.layout != "natural":
+                dims = dims[::-1]
+            full = ", ".join("hp_k" if pl.pad[i if pl.layout == "natural" else len(dims) - 1 - i] else f"({d})"
+                             for i, d in enumerate(dims))
+            block = ", ".join(f"1:({d})" for d in dims)
+            pre.append(f"{tmp} = zeros({_jl_type(pl.dtype)}, {full})")
+            pre.append(f"{tmp}[{block}] .= {src}")
+            back = f"{tmp}[{block}]"
+            if not (pl.narrowing and not role.is_output):
+                post.append(f"{name} .= {'permutedims(' + back + ')' if pl.layout != 'natural' else back}")
+            g.args.append(tmp)
+            g.notes.append(f"{name}: {'converted, ' if pl.convert else ''}{'padded, ' if any(pl.pad) else ''}"
+                           f"{'transposed' if pl.layout != 'natural' else ''}".rstrip(", "))
+    call = f"{m.fn.name}({', '.join(g.args)})"
+    outputs = [r.name for r in kr.canonical if r.is_array and r.is_output]
+    if m.scale != 1.0:
+        post += [f"{o} .*= {m.scale!r}" for o in outputs]
+        g.notes.append(f"outputs multiplied by {m.scale!r} after the call (the extras' canonical point)")
+    result = "hp_r"
+    if m.returned:
+        role = kr.role(m.returned)
+        g.returns = role.name
+        fix = f"hp_r[{m.return_index + 1}]" if m.return_index is not None else "hp_r"
+        if merged is not None and len(role.shape) == 1:
+            fix = f"{fix}[1:({role.shape[0]})]"
+        scale = f" .* {m.scale!r}" if m.scale != 1.0 else ""
+        result = f"({fix} === {role.name} ? nothing : {fix}{scale})"
+        g.notes.append(f"the return value is {role.name}")
+    if pre or post or m.returned:
+        lines = [*pre, f"hp_r = {call}", *post, result]
+        g.call = "let\n" + "\n".join("            " + ln for ln in lines) + "\n        end"
     return g
 
 
