@@ -246,22 +246,49 @@ def selftest(
 
 @app.command()
 @friendly
-def doctor() -> None:
-    """One row per programming model: toolchain found, version, can build here, can run here, how to get it."""
+def doctor(
+    markdown: Annotated[bool, typer.Option("--markdown", help="print a Markdown table (for the README)")] = False,
+) -> None:
+    """One row per programming model: toolchain found (version), can build here, can run here, how to get it."""
     from hpceval.spec import catalog
     from hpceval.toolchains import UnknownToolchain, get_toolchain
+    from hpceval.toolchains.cuda import nvidia_gpu
+    from hpceval.toolchains.hip import amd_gpu_arch
 
     cat = catalog()
-    table = Table("model", "toolchain", "version", "build", "run", "how to get what is missing")
+    gpu = nvidia_gpu()
+    amd = amd_gpu_arch()
+    devices = ", ".join(filter(None, [gpu.describe() if gpu else "", f"AMD {amd}" if amd else ""])) or "none"
+    rows = []
     for m in cat.models.values():
         try:
-            info = get_toolchain(m.toolchain).detect()
+            toolchain = get_toolchain(m.toolchain)
+            info = toolchain.detect()
+            refine = getattr(toolchain, "model_info", None)
+            if refine is not None:
+                info = refine(m, info)
         except UnknownToolchain as exc:
-            table.add_row(m.id, m.toolchain, "", "no", "no", str(exc))
+            rows.append((m.id, m.toolchain, "", "no", "no", str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - one broken toolchain must not hide the others
+            rows.append((m.id, m.toolchain, "", "no", "no", f"detection failed: {type(exc).__name__}: {exc}"))
             continue
         build = "yes" if info.available else "no"
         run_here = "yes" if info.available and info.can_run else "no"
-        table.add_row(m.id, m.toolchain, info.version or "–", build, run_here, info.how_to_get or info.note)
+        missing = "" if run_here == "yes" else (info.note + "; " if info.note else "") + info.how_to_get
+        rows.append((m.id, m.toolchain, info.version or "–", build, run_here, missing.strip("; ")))
+    header = ("model", "toolchain", "version", "build", "run", "how to get what is missing")
+    if markdown:
+        print(f"GPU devices: {devices}\n")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in rows:
+            print("| " + " | ".join(cell.replace("|", "\\|") or "–" for cell in row) + " |")
+        return
+    console.print(f"GPU devices: {devices}", highlight=False)
+    table = Table(*header)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
 
 

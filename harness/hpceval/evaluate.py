@@ -113,8 +113,7 @@ class Evaluator:
         env = toolchain.env(model)
         adjust = _adjustments(toolchain, spec, model, code)
         env = {**env, **adjust.env} if adjust else env
-        run_limits = (dataclasses.replace(self.run_limits, pids=max(self.run_limits.pids, adjust.pids))
-                      if adjust and adjust.pids else self.run_limits)
+        run_limits = _adjusted_limits(self.run_limits, adjust)
         build_s = 0.0
         for step in toolchain.build_steps(model):
             result = self.executor.run(step, workdir, env, self.build_limits,
@@ -227,6 +226,13 @@ def _model_info(toolchain, model: ProgrammingModel, info, executor: Executor):
     if refine is None or not info.available or executor.name != "local":
         return info
     return refine(model, info)
+
+
+def _adjusted_limits(limits: Limits, adjust) -> Limits:
+    """Raise the pids / address-space limits where a toolchain needs it (CUDA reserves a large address space)."""
+    changes = {name: max(getattr(limits, name), getattr(adjust, name)) for name in ("pids", "address_space_mb")
+               if adjust is not None and getattr(adjust, name, None)}
+    return dataclasses.replace(limits, **changes) if changes else limits
 
 
 def _adjustments(toolchain, spec: KernelSpec, model: ProgrammingModel, code: str):

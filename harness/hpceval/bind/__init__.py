@@ -63,7 +63,7 @@ def canonical_args(spec: KernelSpec, lang: Language) -> list[str]:
 
 def canonical_binding(spec: KernelSpec, lang: Language) -> Binding:
     outputs = [p.name for p in spec.outputs if p.is_array]
-    returns = outputs[0] if lang.id == "python" and len(outputs) == 1 else None
+    returns = outputs[0] if lang.id in ("python", "julia") and len(outputs) == 1 else None
     return Binding(function=spec.function, args=canonical_args(spec, lang), returns=returns,
                    evidence=f"canonical signature {spec.function}({', '.join(p.name for p in spec.params)})")
 
@@ -132,6 +132,9 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
         kernel_file = f"kernel.{ext}"
         files[kernel_file] = code
         files[f"driver.{ext}"] = _ENV.get_template("cpp.j2").render(kernel_file=kernel_file, **context)
+    elif lang.id == "julia":
+        files["kernel.jl"] = code
+        files["driver.jl"] = _ENV.get_template("julia.j2").render(kernel_file="kernel.jl", **context)
     else:
         raise BindError(f"no driver for language {lang.id}")
     return files

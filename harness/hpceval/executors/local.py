@@ -125,6 +125,11 @@ def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool
     private = [flag for place in PRIVATE_TMPFS if os.path.isdir(place) for flag in ("--tmpfsmount", place)]
     cpu_info = [flag for place in ("/sys/devices/system/cpu", "/sys/devices/system/node")
                 if os.path.isdir(place) for flag in ("--bindmount_ro", place)]
+    # A toolchain may need more of /sys read-only (the CUDA driver reads PCI and module info there): it names
+    # the paths in HPCEVAL_SANDBOX_SYS (colon-separated, under /sys only; the variable itself stays outside).
+    env = dict(env)
+    extra_sys = [p for p in env.pop("HPCEVAL_SANDBOX_SYS", "").split(":") if p.startswith("/sys/") and ".." not in p]
+    cpu_info += [flag for place in extra_sys if os.path.exists(place) for flag in ("--bindmount_ro", place)]
     # As root: no user namespace; nsjail mounts as root, then becomes the real uid 65534 (no capabilities).
     # Otherwise: a user namespace mapping uid 65534 inside to the caller's own uid.
     identity = (["--disable_clone_newuser", "--user", str(SANDBOX_UID), "--group", str(SANDBOX_UID)] if _as_root()

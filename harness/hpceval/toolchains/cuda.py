@@ -264,8 +264,27 @@ class JobAdjust:
     sizes: list[dict] | None = None
     env: dict[str, str] = field(default_factory=dict)
     pids: int | None = None
+    address_space_mb: int | None = None
     timing: bool = True
     note: str = ""
+
+
+# What a job on the GPU needs from the sandbox: the CUDA driver reads PCI/module info under /sys (the sandbox
+# hides /sys otherwise), reserves far more virtual address space than any RLIMIT_AS meant for CPU jobs, and starts
+# helper threads (RLIMIT_NPROC counts threads).
+GPU_SANDBOX_SYS = ("/sys/bus/pci:/sys/devices:/sys/module/nvidia:/sys/module/nvidia_uvm:/sys/class/kfd:"
+                   "/sys/class/drm:/sys/module/amdgpu")
+GPU_ADDRESS_SPACE_MB = 1 << 30
+GPU_PIDS = 1024
+
+
+# The sandbox's /tmp is a small tmpfs: nvcc's intermediate files and JIT caches go to the work dir instead.
+GPU_JOB_ENV = {"TMPDIR": "/w", "CUDA_CACHE_PATH": "/w/.nv-cache", "CUPY_CACHE_DIR": "/w/.cupy-cache"}
+
+
+def gpu_adjust(note: str = "", env: dict[str, str] | None = None) -> JobAdjust:
+    return JobAdjust(env={"HPCEVAL_SANDBOX_SYS": GPU_SANDBOX_SYS, **(env or {})}, pids=GPU_PIDS,
+                     address_space_mb=GPU_ADDRESS_SPACE_MB, note=note)
 
 
 class GpuProbeMixin:
@@ -273,6 +292,12 @@ class GpuProbeMixin:
 
     def probe_active(self, model: ProgrammingModel, code: str = "") -> bool:
         return bool(probe_env())
+
+    def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
+        return gpu_adjust() if self.runs_on_gpu(model) else None
+
+    def runs_on_gpu(self, model: ProgrammingModel) -> bool:
+        return nvidia_gpu() is not None
 
     def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
         """(problem or None, evidence) after the validation run: did a kernel run on the GPU?"""
@@ -341,7 +366,7 @@ class CudaToolchain(GpuProbeMixin, CompiledToolchain):
         return DriverHooks(includes=["#include <cuda_runtime.h>"])
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
-        env = {**super().env(model), "CUDA_CACHE_PATH": "/tmp/cuda-cache", **probe_env()}
+        env = {**super().env(model), **GPU_JOB_ENV, **probe_env()}
         root = cuda_root()
         if root:
             env["PATH"] = f"{root / 'bin'}:{env['PATH']}"

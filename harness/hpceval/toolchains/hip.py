@@ -103,5 +103,8 @@ class Hip(CudaToolchain):
     def probe_active(self, model: ProgrammingModel, code: str = "") -> bool:
         return self.platform() == "nvidia" and super().probe_active(model, code)
 
+    def runs_on_gpu(self, model: ProgrammingModel) -> bool:
+        return amd_gpu_arch() is not None if self.platform() == "amd" else nvidia_gpu() is not None
+
 
 TOOLCHAIN = Hip()

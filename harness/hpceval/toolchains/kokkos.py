@@ -36,6 +36,7 @@ from hpceval.bind import DriverHooks
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import Toolchain, ToolInfo, threads
 from hpceval.toolchains.cuda import (
+    GPU_JOB_ENV,
     INCLUDE_DIR,
     FileLock,
     GpuProbeMixin,
@@ -284,12 +285,15 @@ class Kokkos(GpuProbeMixin, Toolchain):
             root = cuda_root()
             if root:
                 env["PATH"] = f"{root / 'bin'}:{env['PATH']}"
-            env["CUDA_CACHE_PATH"] = "/tmp/cuda-cache"
+            env.update(GPU_JOB_ENV)
             env.update(probe_env())
         return env
 
     def probe_active(self, model: ProgrammingModel, code: str = "") -> bool:
         return self.backend == "cuda" and super().probe_active(model, code)
+
+    def runs_on_gpu(self, model: ProgrammingModel) -> bool:
+        return self.backend == "cuda" and nvidia_gpu() is not None
 
     def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
         problem, evidence = super().dynamic_check(workdir, model, calls, code)

@@ -71,10 +71,10 @@ class Python(Toolchain):
         """None for CPU code; for numba.cuda code the GPU probe, or the simulator at reduced sizes."""
         if not uses_numba_cuda(code):
             return None
-        from hpceval.toolchains.cuda import JobAdjust, probe_env
+        from hpceval.toolchains.cuda import GPU_JOB_ENV, JobAdjust, gpu_adjust, probe_env
 
         if self._gpu() is not None:
-            return JobAdjust(env={**probe_env(), "CUDA_CACHE_PATH": "/tmp/cuda-cache"}, note="numba.cuda on the GPU")
+            return gpu_adjust("numba.cuda on the GPU", {**probe_env(), **GPU_JOB_ENV})
         cap = int(os.environ.get("HPCEVAL_CUDASIM_MAX", "2500"))
         ranked = sorted(spec.sizes.validation, key=lambda s: _output_elements(spec, s))
         sizes = [s for s in spec.sizes.validation if _output_elements(spec, s) <= cap]

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import os
 import sys
 from functools import cache
 
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import Toolchain, ToolInfo
-from hpceval.toolchains.cuda import NO_GPU_NOTE, GpuProbeMixin, cuda_root, nvidia_gpu, probe_env
+from hpceval.toolchains.cuda import GPU_JOB_ENV, NO_GPU_NOTE, GpuProbeMixin, cuda_root, nvidia_gpu, probe_env
 
 PACKAGES = {
     "python-cupy": ("cupy", ["cupy-cuda13x", "cupy-cuda12x", "cupy", "cupy-rocm-7-0"],
@@ -64,6 +65,8 @@ class PythonGpu(GpuProbeMixin, Toolchain):
         if model.id not in PACKAGES:
             return info
         module, dists, hint = PACKAGES[model.id]
+        if not info.available:
+            return ToolInfo(False, how_to_get=hint)
         version = package_version(module, tuple(dists))
         if version is None:
             return ToolInfo(False, how_to_get=hint)
@@ -79,8 +82,9 @@ class PythonGpu(GpuProbeMixin, Toolchain):
         return [sys.executable, "driver.py", "cases.txt"]
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
-        env = {**super().env(model), "PYTHONDONTWRITEBYTECODE": "1", "CUPY_CACHE_DIR": "/tmp/cupy-cache",
-               "CUDA_CACHE_PATH": "/tmp/cuda-cache", "MPLBACKEND": "Agg", **probe_env()}
+        env = {**super().env(model), "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", **GPU_JOB_ENV, **probe_env()}
+        if os.environ.get("PYTHONPATH"):  # packages installed outside site-packages (e.g. a pyCUDA built here)
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         root = cuda_root()
         if root:
             env["PATH"] = f"{root / 'bin'}:{env['PATH']}"

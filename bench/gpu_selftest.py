@@ -1,0 +1,273 @@
+"""GPU self-test and performance table (run by bench/gpu_selftest.sh on a machine with an NVIDIA GPU).
+
+1. Mutation self-test (hpceval.selftest.run_selftest, what `hpceval selftest` runs) of the GPU models: every
+   reference solution must be `correct` and >= --min-kill of each cell's mutants must be rejected.
+   python-numba is tested with its numba.cuda references (solutions/python-numba.cuda.py): a copy of
+   kernels_spec is made where they stand in for python-numba.py.
+2. Performance: every reference evaluated with timing (the harness's own timing run at the spec's timing size:
+   1 warm-up call, median of the timed calls). Time = GPU time of the kernels of one call, from the CUPTI probe
+   (transfer-free; the whole call incl. allocation and copies is shown beside it). Against:
+   * ceilings measured here, now: device-to-device copy bandwidth (1 GiB, bytes read + written) and FP64 GEMM
+     throughput (cuBLAS DGEMM, 8192^3);
+   * vendor baselines at the same size and inputs: cuBLAS SAXPY, DGEMV, DGEMM, cuSPARSE CSR SpMV (through
+     CuPy); Jacobi and CG have none.
+   Baselines and ceilings are timed with CUDA events around the operation, 3 warm-ups, median of 20, the L2
+   flushed (a 2 x L2-size memset) before each repetition.
+
+Writes selftest.md, performance.md and summary.json to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+GPU_MODELS = ["cpp-cuda", "cpp-thrust", "cpp-hip", "cpp-kokkos", "python-cupy", "python-numba", "python-pycuda"]
+LABEL = {"python-numba": "python-numba (numba.cuda)", "cpp-kokkos": "cpp-kokkos (CUDA)"}
+
+
+def gpu_catalog(tmp: Path):
+    """The catalog with python-numba's references replaced by the numba.cuda ones."""
+    from hpceval.paths import kernels_dir
+    from hpceval.spec import load_catalog
+
+    root = tmp / "kernels_spec"
+    shutil.copytree(kernels_dir(), root)
+    for cuda_ref in root.glob("*/solutions/python-numba.cuda.py"):
+        shutil.copyfile(cuda_ref, cuda_ref.with_name("python-numba.py"))
+    return load_catalog(root)
+
+
+# ---------------------------------------------------------------------------------------------- ceilings
+
+
+class Timer:
+    """CUDA events around an operation; warm-ups; median of repeats; L2 flushed before each repeat."""
+
+    def __init__(self):
+        import cupy as cp
+
+        self.cp = cp
+        l2 = cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"]
+        self.flush_buf = cp.empty(max(2 * l2, 64 << 20), dtype=cp.uint8)
+
+    def __call__(self, op, warmup: int = 3, reps: int = 20) -> float:
+        cp = self.cp
+        for _ in range(warmup):
+            op()
+        cp.cuda.Device().synchronize()
+        times = []
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        for _ in range(reps):
+            self.flush_buf.fill(0)
+            start.record()
+            op()
+            end.record()
+            end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+        return statistics.median(times)
+
+
+def ceilings(timer: Timer) -> dict:
+    cp = timer.cp
+    n = 1 << 27  # 1 GiB of float64
+
+    def copy_time() -> float:
+        src = cp.ones(n, dtype=cp.float64)
+        dst = cp.empty_like(src)
+        return timer(lambda: cp.copyto(dst, src))
+
+    m = 8192
+
+    def gemm_time() -> float:
+        a = cp.random.random((m, m))
+        b = cp.random.random((m, m))
+        c = cp.empty((m, m))
+        return timer(lambda: cp.matmul(a, b, out=c), warmup=2, reps=10)
+
+    t_copy = copy_time()
+    t_gemm = gemm_time()
+    cp.get_default_memory_pool().free_all_blocks()
+    return {"copy_gbs": 2 * n * 8 / t_copy / 1e9, "dgemm_gflops": 2 * m**3 / t_gemm / 1e9}
+
+
+def baselines(timer: Timer, catalog) -> dict:
+    """Vendor-library time per kernel at the spec's timing size (seconds), with what ran."""
+    import cupy as cp
+    import cupyx.scipy.sparse as sparse
+    import numpy as np
+    from cupy import cublas
+
+    from hpceval.validate import make_case
+
+    out = {}
+    for spec in catalog.kernels.values():
+        inputs = make_case(spec, spec.sizes.timing, 20230615).inputs
+        dev = {k: cp.asarray(v) for k, v in inputs.items() if isinstance(v, np.ndarray)}
+        if spec.id == "axpy":
+            a = np.float32(inputs["a"])
+            out[spec.id] = (timer(lambda d=dev, a=a: cublas.axpy(a, d["x"], d["y"])), "cuBLAS SAXPY")
+        elif spec.id == "gemv":
+            y = cp.empty(inputs["m"])
+            out[spec.id] = (timer(lambda d=dev, y=y: cp.matmul(d["A"], d["x"], out=y)), "cuBLAS DGEMV")
+        elif spec.id == "gemm":
+            c = cp.empty((inputs["m"], inputs["n"]))
+            out[spec.id] = (timer(lambda d=dev, c=c: cp.matmul(d["A"], d["B"], out=c)), "cuBLAS DGEMM")
+        elif spec.id == "spmv":
+            n = inputs["n"]
+            mat = sparse.csr_matrix((dev["values"], dev["col_idx"], dev["row_ptr"]), shape=(n, n))
+            out[spec.id] = (timer(lambda m=mat, d=dev: m @ d["x"]), "cuSPARSE CSR SpMV")
+        del dev
+        cp.get_default_memory_pool().free_all_blocks()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- runs
+
+
+def run_selftest_gpu(catalog, jobs: int, min_kill: float, kernels: list[str] | None, models: list[str]):
+    from hpceval.evaluate import Evaluator
+    from hpceval.executors.local import LocalExecutor
+    from hpceval.selftest import run_selftest
+
+    evaluator = Evaluator(catalog, LocalExecutor(), timing=False)
+    return run_selftest(catalog, evaluator, catalog.select_kernels(kernels), catalog.select_models(models),
+                        jobs=jobs, progress=False)
+
+
+def run_timings(catalog, jobs: int, kernels: list[str] | None, models: list[str]) -> dict:
+    from hpceval.evaluate import Evaluator
+    from hpceval.executors.local import LocalExecutor
+
+    evaluator = Evaluator(catalog, LocalExecutor(), timing=True)
+    todo = []
+    for spec in catalog.select_kernels(kernels):
+        for model in catalog.select_models(models):
+            path = spec.solution_path(model, catalog)
+            if path.is_file():
+                todo.append((spec, model, path.read_text()))
+
+    def one(item):
+        spec, model, code = item
+        return (spec.id, model.id), evaluator.evaluate(code, spec, model)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return dict(pool.map(one, todo))
+
+
+def _whole_call(evidence: str) -> float | None:
+    match = re.search(r"whole call incl\. transfers median ([0-9.e+-]+) s", evidence)
+    return float(match.group(1)) if match else None
+
+
+def performance_markdown(catalog, timings: dict, ceil: dict, base: dict, models: list[str], gpu: str) -> str:
+    lines = [f"## Performance on {gpu}", "",
+             f"Ceilings measured in this run: device copy **{ceil['copy_gbs']:.0f} GB/s** (1 GiB D2D, read + write), "
+             f"FP64 GEMM **{ceil['dgemm_gflops'] / 1e3:.1f} TFLOP/s** (cuBLAS DGEMM 8192^3).", "",
+             "Time: GPU kernels of one call (CUPTI, transfer-free), median over the timed calls after one warm-up; "
+             "'whole call' adds allocation and host<->device copies. GB/s and GFLOP/s use the spec's byte and FLOP "
+             "counts at the timing size. Baselines: CUDA events, 3 warm-ups, median of 20, L2 flushed.", ""]
+    for spec in catalog.kernels.values():
+        size = ", ".join(f"{k}={v}" for k, v in spec.sizes.timing.items())
+        flops = spec.metric(spec.flops, spec.sizes.timing)
+        nbytes = spec.metric(spec.bytes, spec.sizes.timing)
+        bound = "compute" if spec.id == "gemm" else "memory"
+        lines += [f"### {spec.name} ({size}; {bound}-bound)", "",
+                  "| implementation | kernel time (ms) | GB/s | % of copy BW | GFLOP/s | % of DGEMM peak | whole call (ms) | verdict |",
+                  "|---|---:|---:|---:|---:|---:|---:|---|"]
+
+        def row(name, t, whole, verdict, nbytes=nbytes, flops=flops):
+            if t is None:
+                return f"| {name} | – | – | – | – | – | – | {verdict} |"
+            gbs, gfs = nbytes / t / 1e9, flops / t / 1e9
+            call = f"{whole * 1e3:.2f}" if whole else "–"
+            return (f"| {name} | {t * 1e3:.3f} | {gbs:.0f} | {100 * gbs / ceil['copy_gbs']:.0f}% | {gfs:.0f} | "
+                    f"{100 * gfs / ceil['dgemm_gflops']:.1f}% | {call} | {verdict} |")
+
+        if spec.id in base:
+            t, what = base[spec.id]
+            lines.append(row(f"baseline: {what}", t, None, "vendor library"))
+        for model in models:
+            ev = timings.get((spec.id, model))
+            if ev is None:
+                continue
+            verdict = ev.verdict.value
+            if ev.verdict.value == "correct" and "GPU kernels only" not in ev.evidence:
+                verdict += " (no kernel time: whole call)"
+            lines.append(row(LABEL.get(model, model), ev.time_median_s, _whole_call(ev.evidence), verdict))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("results/gpu-latest"))
+    parser.add_argument("--jobs", type=int, default=min(os.cpu_count() or 4, 12))
+    parser.add_argument("--min-kill", type=float, default=0.9)
+    parser.add_argument("--kernels", default=None, help="comma-separated (default: all)")
+    parser.add_argument("--models", default=",".join(GPU_MODELS))
+    parser.add_argument("--no-selftest", action="store_true")
+    parser.add_argument("--no-perf", action="store_true")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    kernels = args.kernels.split(",") if args.kernels else None
+    models = args.models.split(",")
+
+    from hpceval.toolchains.cuda import nvidia_gpu, probe_library
+
+    gpu = nvidia_gpu()
+    if gpu is None:
+        print("no NVIDIA GPU: nothing to test here", file=sys.stderr)
+        return 2
+    print(f"GPU: {gpu.describe()}, {gpu.memory_gb} GiB; CUPTI probe: {probe_library()}")
+    summary: dict = {"gpu": gpu.describe(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="hpceval-gpu-") as tmp:
+        catalog = gpu_catalog(Path(tmp))
+        if not args.no_selftest:
+            t0 = time.monotonic()
+            report = run_selftest_gpu(catalog, args.jobs, args.min_kill, kernels, models)
+            text = report.to_markdown(args.min_kill).replace("| python-numba |", "| python-numba (numba.cuda) |")
+            header = f"# GPU self-test on {gpu.describe()}, {summary['date']}\n\n"
+            (args.out / "selftest.md").write_text(header + text)
+            print(text)
+            killed, total = report.totals()
+            summary["selftest"] = {"ok": report.ok(args.min_kill), "killed": killed, "total": total,
+                                   "wall_s": round(time.monotonic() - t0),
+                                   "cells": {f"{k}/{m}": {"status": c.status, "killed": c.killed, "total": c.total,
+                                                          "reference": c.reference.verdict.value if c.reference else None,
+                                                          "evidence": (c.reference.evidence if c.reference else c.note)[:300]}
+                                             for (k, m), c in report.cells.items()}}
+            ok = ok and report.ok(args.min_kill)
+        if not args.no_perf:
+            timer = Timer()
+            ceil = ceilings(timer)
+            base = baselines(timer, catalog)
+            print(f"ceilings: {ceil}")
+            timings = run_timings(catalog, args.jobs, kernels, models)
+            text = performance_markdown(catalog, timings, ceil, base, models, gpu.describe())
+            (args.out / "performance.md").write_text(text)
+            print(text)
+            summary["ceilings"] = ceil
+            summary["baselines"] = {k: {"seconds": t, "what": w} for k, (t, w) in base.items()}
+            summary["timings"] = {f"{k}/{m}": {"verdict": e.verdict.value, "time_median_s": e.time_median_s,
+                                               "gbytes_per_s": e.gbytes_per_s, "gflops": e.gflops,
+                                               "evidence": e.evidence[:400]}
+                                  for (k, m), e in timings.items()}
+            ok = ok and all(e.verdict.value == "correct" for e in timings.values())
+    (args.out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
