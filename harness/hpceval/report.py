@@ -484,7 +484,8 @@ def figure_heatmap(scores: Scores, llm: str, value: str = "proficiency"):
     languages = sorted(board["language"].unique())
     widths = [max(1, board[board["language"] == lang]["model"].nunique()) for lang in languages] or [1]
     kernels = sorted(board["kernel"].unique())
-    fig = _figure(2.0 + 1.5 * sum(widths), 1.4 + 0.5 * len(kernels))
+    title = f"{value.replace('_', ' ')}: {llm}"
+    fig = _figure(max(2.0 + 1.5 * sum(widths), 1.0 + 0.11 * len(title)), 1.4 + 0.5 * len(kernels))
     axes = fig.subplots(1, len(widths), squeeze=False, gridspec_kw={"width_ratios": widths})[0]
     for ax, lang in zip(axes, languages or [""], strict=False):
         sub = board[board["language"] == lang]
@@ -496,7 +497,7 @@ def figure_heatmap(scores: Scores, llm: str, value: str = "proficiency"):
         ax.set_xlabel("")
         ax.set_ylabel("kernel" if ax is axes[0] else "")
         ax.tick_params(axis="x", labelrotation=30)
-    fig.suptitle(f"{value.replace('_', ' ')}: {llm}")
+    fig.suptitle(title)
     return fig
 
 
