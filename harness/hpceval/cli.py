@@ -34,9 +34,11 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from hpceval.bind import BindError
     from hpceval.executors import ExecutorUnavailable
     from hpceval.llm import BackendError
+    from hpceval.metrics import RubricError
     from hpceval.spec import SpecError, UnknownNameError
 
-    return (UserError, UnknownNameError, SpecError, BackendError, ExecutorUnavailable, BindError, FileNotFoundError)
+    return (UserError, UnknownNameError, SpecError, BackendError, ExecutorUnavailable, BindError, FileNotFoundError,
+            RubricError)
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -297,11 +299,20 @@ def doctor(
 def report(
     runs: Annotated[list[Path], typer.Argument(help="results directories (each with results.sqlite)")],
     out: Annotated[Path, typer.Option(help="where to write CSV, HTML, Markdown and PNG files")] = Path("results/report"),
+    rubric: Annotated[Path | None, typer.Option(help="proficiency rubric TOML (default: DESIGN.md's five levels)")] = None,
+    ceilings: Annotated[list[Path] | None, typer.Option(help="ceilings.json/.csv with measured GFLOP/s and GB/s per device")] = None,
+    baseline: Annotated[list[Path] | None, typer.Option(help="reference run(s) whose timings are the speedup baseline")] = None,
+    ks: Annotated[str, typer.Option(help="k values for pass@k and speedup@k, comma-separated")] = "1,3,5,10",
 ) -> None:
     """Scores (proficiency, pass@k, speedup@k with CIs) -> leaderboard CSVs, HTML page, Markdown, figures."""
     from hpceval.report import build_report
 
-    for path in build_report(runs, out):
+    try:
+        k_values = [int(k) for k in ks.split(",") if k.strip()]
+    except ValueError:
+        raise UserError(f"--ks takes integers, e.g. 1,3,5,10 (got {ks!r})") from None
+    paths = build_report(runs, out, rubric=rubric, ceilings=ceilings or None, baseline_runs=baseline or (), ks=k_values)
+    for path in paths:
         console.print(str(path), highlight=False)
 
 
