@@ -10,11 +10,11 @@ it hands `binding.source or code` to the evaluator (requested change). Disagreem
 
 from __future__ import annotations
 
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from hpceval.bind import choose_binding
 from hpceval.extract import extract

@@ -498,6 +498,14 @@ def _c_facts(body: ts.Node, params: set[str]) -> Facts:
                 f.writes.add(target)
         elif t == "call_expression":
             fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "identifier" and text_of(fn) in params:
+                # A(i, j) on a Kokkos::View (or any array-like object): a subscript
+                args = n.child_by_field_name("arguments")
+                dims = list(args.named_children) if args is not None else []
+                if dims:
+                    prods = _flat_products(dims[0])[1] if len(dims) == 1 else []
+                    f.subscripts.append((text_of(fn), [_idents(d) for d in dims], prods))
+                continue
             if fn is not None:
                 f.calls.add(text_of(fn).split("<")[0])
             # memset/std::fill/copy-like calls write their array arguments
@@ -597,6 +605,18 @@ def _c_item(node: ts.Node, code: str) -> Item:
         defines |= {text_of(decl)} if decl is not None else set()
     elif kind in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
         defines.add(text_of(node.child_by_field_name("name")))
+    elif kind == "template_declaration":
+        for c in node.named_children:
+            if c.type in ("struct_specifier", "class_specifier", "alias_declaration"):
+                defines.add(text_of(c.child_by_field_name("name")))
+            elif c.type == "declaration":
+                t = c.child_by_field_name("type")
+                if t is not None and t.type in ("struct_specifier", "class_specifier"):
+                    defines.add(text_of(t.child_by_field_name("name")))
+                for d in c.children_by_field_name("declarator"):
+                    name = _root_decl_name(d)
+                    if name:
+                        defines.add(name)
     elif kind == "alias_declaration":
         defines.add(text_of(node.child_by_field_name("name")))
     elif kind == "declaration":

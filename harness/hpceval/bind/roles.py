@@ -9,10 +9,9 @@ a block size) are known to every kernel.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from functools import cache
-
-import tomllib
 
 from hpceval.spec import KernelSpec
 
