@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 GPU_MODELS = ["cpp-cuda", "cpp-thrust", "cpp-hip", "cpp-kokkos", "python-cupy", "python-numba", "python-pycuda"]
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         print("no NVIDIA GPU: nothing to test here", file=sys.stderr)
         return 2
     print(f"GPU: {gpu.describe()}, {gpu.memory_gb} GiB; CUPTI probe: {probe_library()}")
-    summary: dict = {"gpu": gpu.describe(), "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    summary: dict = {"gpu": gpu.describe(), "date": datetime.now(UTC).isoformat(timespec="seconds")}
     ok = True
     with tempfile.TemporaryDirectory(prefix="hpceval-gpu-") as tmp:
         catalog = gpu_catalog(Path(tmp))
@@ -246,7 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                                    "wall_s": round(time.monotonic() - t0),
                                    "cells": {f"{k}/{m}": {"status": c.status, "killed": c.killed, "total": c.total,
                                                           "reference": c.reference.verdict.value if c.reference else None,
-                                                          "evidence": (c.reference.evidence if c.reference else c.note)[:300]}
+                                                          "evidence": (c.reference.evidence if c.reference else c.note)[-800:]}
                                              for (k, m), c in report.cells.items()}}
             ok = ok and report.ok(args.min_kill)
         if not args.no_perf:
@@ -255,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
             base = baselines(timer, catalog)
             print(f"ceilings: {ceil}")
             timings = run_timings(catalog, args.jobs, kernels, models)
+            for (k, m), e in sorted(timings.items()):
+                if e.verdict.value != "correct":
+                    print(f"NOT CORRECT {k}/{m}: {e.verdict.value}: {e.evidence[-1200:]}")
             text = performance_markdown(catalog, timings, ceil, base, models, gpu.describe())
             (args.out / "performance.md").write_text(text)
             print(text)
@@ -262,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             summary["baselines"] = {k: {"seconds": t, "what": w} for k, (t, w) in base.items()}
             summary["timings"] = {f"{k}/{m}": {"verdict": e.verdict.value, "time_median_s": e.time_median_s,
                                                "gbytes_per_s": e.gbytes_per_s, "gflops": e.gflops,
-                                               "evidence": e.evidence[:400]}
+                                               "evidence": e.evidence[-1200:]}
                                   for (k, m), e in timings.items()}
             ok = ok and all(e.verdict.value == "correct" for e in timings.values())
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))

@@ -55,8 +55,8 @@ fi
 export PYTHONPATH=$ROOT/harness:$SITE${PYTHONPATH:+:$PYTHONPATH}
 
 step "Kokkos (CUDA backend) in the background"
-if [ -f .gpu-carry/kokkos-cuda.tar.gz ] && [ ! -e "$HPCEVAL_CACHE/kokkos-3.4.01-cuda/.complete" ]; then
-  tar -C "$HPCEVAL_CACHE" -xzf .gpu-carry/kokkos-cuda.tar.gz
+if [ -f .gpu-carry/kokkos-cuda.tar.gz ]; then
+  tar -C "$HPCEVAL_CACHE" -xzf .gpu-carry/kokkos-cuda.tar.gz  # a build for another arch is simply not used
 fi
 sdist=$(ls .gpu-carry/pykokkos-base-*.tar.gz 2>/dev/null | head -1)
 [ -n "$sdist" ] && export HPCEVAL_KOKKOS_SDIST=$ROOT/$sdist
@@ -111,8 +111,8 @@ python3 -c "import pycuda; print('pycuda', pycuda.VERSION_TEXT)" || echo "pycuda
 
 step "waiting for Kokkos"
 wait $kokkos_pid && echo "Kokkos CUDA ready" || { echo "Kokkos build failed:"; tail -30 "$HPCEVAL_CACHE/kokkos-build.log"; }
-[ -e "$HPCEVAL_CACHE/kokkos-3.4.01-cuda/.complete" ] && [ ! -f .gpu-carry/kokkos-cuda.tar.gz ] \
-  && tar -C "$HPCEVAL_CACHE" -czf "$OUT/kokkos-cuda.tar.gz" kokkos-3.4.01-cuda
+(cd "$HPCEVAL_CACHE" && ls -d kokkos-3.4.01-cuda-*/.complete >/dev/null 2>&1 \
+  && tar -czf "$OUT/kokkos-cuda.tar.gz" kokkos-3.4.01-cuda-*)
 
 step "hpceval doctor"
 COLUMNS=220 python3 -m hpceval.cli doctor --markdown | tee "$OUT/doctor.md"

@@ -165,7 +165,7 @@ class Evaluator:
                                   build_s=build_s, run_s=run_s, **base)
             notes += [seen] if seen else []
         timed = self.timing and (adjust is None or adjust.timing)
-        timing = self._time(workdir, spec, model, toolchain, env, base, build_s, code) if timed else {}
+        timing = self._time(workdir, spec, model, toolchain, env, base, build_s, code, run_limits) if timed else {}
         if isinstance(timing, Evaluation):
             return timing
         notes += [timing.pop("_note")] if timing.get("_note") else []
@@ -187,14 +187,14 @@ class Evaluator:
         return None
 
     def _time(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base, build_s,
-              code: str = ""):
+              code: str = "", run_limits: Limits | None = None):
         lang = self.catalog.languages[model.language]
         case = timing_case(spec, self.seed)
         for stale in workdir.glob("c*/"):
             shutil.rmtree(stale, ignore_errors=True)
         write_cases(workdir, spec, lang, [case])
         with _TIMING_LOCK:
-            result = self.executor.run(toolchain.run_argv(model), workdir, env, self.run_limits,
+            result = self.executor.run(toolchain.run_argv(model), workdir, env, run_limits or self.run_limits,
                                        image=self.executor.image_for(toolchain.name))
         failure = self._run_failure(result, 1, f"timing at {case.label}", base, build_s)
         if failure:

@@ -125,11 +125,11 @@ def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool
     private = [flag for place in PRIVATE_TMPFS if os.path.isdir(place) for flag in ("--tmpfsmount", place)]
     cpu_info = [flag for place in ("/sys/devices/system/cpu", "/sys/devices/system/node")
                 if os.path.isdir(place) for flag in ("--bindmount_ro", place)]
-    # A toolchain may need more of /sys read-only (the CUDA driver reads PCI and module info there): it names
-    # the paths in HPCEVAL_SANDBOX_SYS (colon-separated, under /sys only; the variable itself stays outside).
+    # GPU jobs (the toolchain sets HPCEVAL_SANDBOX_GPU=1, which stays outside): the CUDA driver's cuInit fails
+    # with CUDA_ERROR_OPERATING_SYSTEM on a read-only /proc, so the jail's own procfs (new pid namespace) is
+    # mounted read-write; the device nodes /dev/nvidia* come with the read-only view of the host's root.
     env = dict(env)
-    extra_sys = [p for p in env.pop("HPCEVAL_SANDBOX_SYS", "").split(":") if p.startswith("/sys/") and ".." not in p]
-    cpu_info += [flag for place in extra_sys if os.path.exists(place) for flag in ("--bindmount_ro", place)]
+    gpu = ["--proc_rw"] if env.pop("HPCEVAL_SANDBOX_GPU", "") == "1" else []
     # As root: no user namespace; nsjail mounts as root, then becomes the real uid 65534 (no capabilities).
     # Otherwise: a user namespace mapping uid 65534 inside to the caller's own uid.
     identity = (["--disable_clone_newuser", "--user", str(SANDBOX_UID), "--group", str(SANDBOX_UID)] if _as_root()
@@ -142,7 +142,7 @@ def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool
         # RLIMIT_NPROC counts all processes of the host uid 65534 (shared by concurrent jobs): with a per-job
         # pids cgroup it is only a backstop.
         "--rlimit_nproc", str(max(limits.pids, 4096) if cgroups else limits.pids), "--rlimit_stack", str(limits.stack_mb),
-        *private, "--tmpfsmount", "/sys", *cpu_info, *_visibility_mounts(argv, env),
+        *private, "--tmpfsmount", "/sys", *cpu_info, *gpu, *_visibility_mounts(argv, env),
         "--bindmount", f"{workdir}:/w", "--cwd", "/w",
     ]
     if cgroups:

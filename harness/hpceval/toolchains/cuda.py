@@ -194,7 +194,7 @@ def probe_library() -> Path | None:
             return target
         tmp = target.with_suffix(".tmp")
         cmd = [compiler, "-O2", "-std=c++17", "-shared", "-fPIC", f"-I{include}", str(PROBE_SOURCE), "-o", str(tmp),
-               f"-L{libdir}", "-lcupti", f"-Wl,-rpath,{libdir}"]
+               f"-L{libdir}", "-lcupti", "-ldl", f"-Wl,-rpath,{libdir}"]
         result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         if result.returncode != 0:
             (target.parent / "build.log").write_text(result.stdout + result.stderr)
@@ -269,21 +269,20 @@ class JobAdjust:
     note: str = ""
 
 
-# What a job on the GPU needs from the sandbox: the CUDA driver reads PCI/module info under /sys (the sandbox
-# hides /sys otherwise), reserves far more virtual address space than any RLIMIT_AS meant for CPU jobs, and starts
-# helper threads (RLIMIT_NPROC counts threads).
-GPU_SANDBOX_SYS = ("/sys/bus/pci:/sys/devices:/sys/module/nvidia:/sys/module/nvidia_uvm:/sys/class/kfd:"
-                   "/sys/class/drm:/sys/module/amdgpu")
+# What a job on the GPU needs from the sandbox: a read-write /proc (cuInit fails with
+# CUDA_ERROR_OPERATING_SYSTEM on nsjail's default read-only one: HPCEVAL_SANDBOX_GPU=1 asks the local executor),
+# far more virtual address space than an RLIMIT_AS meant for CPU jobs, and room for the driver's helper threads
+# (RLIMIT_NPROC counts threads).
 GPU_ADDRESS_SPACE_MB = 1 << 30
 GPU_PIDS = 1024
-
+GPU_SANDBOX_ENV = {"HPCEVAL_SANDBOX_GPU": "1"}
 
 # The sandbox's /tmp is a small tmpfs: nvcc's intermediate files and JIT caches go to the work dir instead.
 GPU_JOB_ENV = {"TMPDIR": "/w", "CUDA_CACHE_PATH": "/w/.nv-cache", "CUPY_CACHE_DIR": "/w/.cupy-cache"}
 
 
 def gpu_adjust(note: str = "", env: dict[str, str] | None = None) -> JobAdjust:
-    return JobAdjust(env={"HPCEVAL_SANDBOX_SYS": GPU_SANDBOX_SYS, **(env or {})}, pids=GPU_PIDS,
+    return JobAdjust(env={**GPU_SANDBOX_ENV, **(env or {})}, pids=GPU_PIDS,
                      address_space_mb=GPU_ADDRESS_SPACE_MB, note=note)
 
 

@@ -11,8 +11,9 @@ on first use (a file lock makes concurrent jobs wait for one build), or ahead of
 The sdist comes from $HPCEVAL_KOKKOS_SDIST, the cache, or `pip download` (PyPI). Kokkos 3.4 predates CUDA 13, so
 three small patches are applied before the CUDA build: nvcc_wrapper's default arch (sm_35, which nvcc 13 rejects)
 becomes $NVCC_WRAPPER_DEFAULT_ARCH or sm_80; Kokkos' CUDA half_t (uses conversions CUDA 13 removed) is disabled;
-cudaMemPrefetchAsync gets CUDA 13's cudaMemLocation signature. The library is built for Ampere (sm_80, the newest
-arch Kokkos 3.4 knows; its PTX runs on Hopper); the unit under test is compiled for the device's own arch.
+cudaMemPrefetchAsync gets CUDA 13's cudaMemLocation signature. The library is built as Ampere (AMPERE80, the newest
+Kokkos 3.4 option, with its -arch replaced by the device's own, e.g. sm_90 on Hopper: Kokkos 3.4 aborts when the
+library's kernels were built for another major arch) and the unit under test for the same arch.
 
 Dynamic usage check: a Kokkos profiling tool (include/hpceval_kokkos_tool.cpp, loaded through
 KOKKOS_PROFILE_LIBRARY) counts the user's parallel dispatches and the OpenMP threads; with CUDA the GPU probe
@@ -62,7 +63,9 @@ class KokkosBuildError(RuntimeError):
 
 
 def install_dir(backend: str) -> Path:
-    return cache_dir() / f"kokkos-{KOKKOS_VERSION}-{backend}"
+    """The cached install; the CUDA one is per GPU arch (Kokkos 3.4 refuses kernels built for another major)."""
+    suffix = f"cuda-{cuda_arch()}" if backend == "cuda" else backend
+    return cache_dir() / f"kokkos-{KOKKOS_VERSION}-{suffix}"
 
 
 def _installed(backend: str) -> bool:
@@ -88,8 +91,11 @@ def sdist_path(download: bool = True) -> Path | None:
     return cached
 
 
-def _patch(src: Path) -> None:
-    """Make Kokkos 3.4.01 build with nvcc 13 (see the module docstring)."""
+def _patch(src: Path, arch: str = "sm_80") -> None:
+    """Make Kokkos 3.4.01 build with nvcc 13 for `arch` (see the module docstring)."""
+    arch_cmake = src / "cmake" / "kokkos_arch.cmake"
+    text = arch_cmake.read_text()
+    arch_cmake.write_text(text.replace("CHECK_CUDA_ARCH(AMPERE80  sm_80)", f"CHECK_CUDA_ARCH(AMPERE80  {arch})", 1))
     wrapper = src / "bin" / "nvcc_wrapper"
     text = wrapper.read_text()
     wrapper.write_text(text.replace('default_arch="sm_35"', 'default_arch="${NVCC_WRAPPER_DEFAULT_ARCH:-sm_80}"', 1))
@@ -144,7 +150,7 @@ def build_kokkos(backend: str, jobs: int | None = None, log=None) -> Path:
                 members = [m for m in tar.getmembers() if "/external/kokkos/" in m.name]
                 tar.extractall(work, members=members, filter="data")
             src = next(Path(p) for p in glob.glob(str(work / "*" / "external" / "kokkos")))
-            _patch(src)
+            _patch(src, cuda_arch())
             if target.exists():
                 shutil.rmtree(target)
             args = ["cmake", "-S", str(src), "-B", str(work / "build"), "-DCMAKE_BUILD_TYPE=Release",
@@ -156,7 +162,7 @@ def build_kokkos(backend: str, jobs: int | None = None, log=None) -> Path:
             else:
                 root = cuda_root()
                 env["PATH"] = f"{root / 'bin'}:{env.get('PATH', '')}" if root else env.get("PATH", "")
-                env["NVCC_WRAPPER_DEFAULT_ARCH"] = "sm_80"
+                env["NVCC_WRAPPER_DEFAULT_ARCH"] = cuda_arch()
                 args += ["-DKokkos_ENABLE_CUDA=ON", "-DKokkos_ENABLE_CUDA_LAMBDA=ON", "-DKokkos_ENABLE_SERIAL=ON",
                          f"-DKokkos_ARCH_{KOKKOS_ARCH}=ON", f"-DCMAKE_CXX_COMPILER={src / 'bin' / 'nvcc_wrapper'}",
                          f"-DCUDA_cuda_driver_LIBRARY={_libcuda_stub(work)}"]

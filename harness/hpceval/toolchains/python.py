@@ -19,7 +19,7 @@ from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import Toolchain, ToolInfo
 
 NUMBA_CUDA = re.compile(r"\bcuda\.jit\b|\bfrom\s+numba\s+import\b[^\n]*\bcuda\b|\bnumba\.cuda\b|\bfrom\s+numba\.cuda\b")
-SIM_DIR = Path(__file__).resolve().parent / "include" / "python_sim"
+SHIM_DIR = Path(__file__).resolve().parent / "include" / "python_numba_cuda"
 
 
 def uses_numba_cuda(code: str) -> bool:
@@ -74,7 +74,7 @@ class Python(Toolchain):
         from hpceval.toolchains.cuda import GPU_JOB_ENV, JobAdjust, gpu_adjust, probe_env
 
         if self._gpu() is not None:
-            return gpu_adjust("numba.cuda on the GPU", {**probe_env(), **GPU_JOB_ENV})
+            return gpu_adjust("numba.cuda on the GPU", {**probe_env(), **GPU_JOB_ENV, "PYTHONPATH": self._pythonpath()})
         cap = int(os.environ.get("HPCEVAL_CUDASIM_MAX", "2500"))
         ranked = sorted(spec.sizes.validation, key=lambda s: _output_elements(spec, s))
         sizes = [s for s in spec.sizes.validation if _output_elements(spec, s) <= cap]
@@ -83,11 +83,14 @@ class Python(Toolchain):
         if len(sizes) < 3:
             keep = ranked[:3]
             sizes = [s for s in spec.sizes.validation if s in keep]
-        env = {"NUMBA_ENABLE_CUDASIM": "1", "HPCEVAL_PROBE_OUT": "gpu_probe.txt",
-               "PYTHONPATH": os.pathsep.join([str(SIM_DIR), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        env = {"NUMBA_ENABLE_CUDASIM": "1", "HPCEVAL_PROBE_OUT": "gpu_probe.txt", "PYTHONPATH": self._pythonpath()}
         return JobAdjust(sizes=sizes, env=env, pids=4096, timing=False,
                          note=f"numba.cuda under the CUDA simulator (no GPU), {len(sizes)} of "
                               f"{len(spec.sizes.validation)} sizes (outputs <= {cap} elements), not timed")
+
+    def _pythonpath(self) -> str:
+        """The numba.cuda shim (include/python_numba_cuda/sitecustomize.py) first, then the caller's path."""
+        return os.pathsep.join([str(SHIM_DIR), *filter(None, [os.environ.get("PYTHONPATH")])])
 
     def probe_active(self, model: ProgrammingModel, code: str = "") -> bool:
         return uses_numba_cuda(code)

@@ -12,7 +12,15 @@
 //
 // The harness reads it for two things: evidence that the requested GPU model did the work (kernels ran on the
 // device), and the transfer-free kernel time of each call (the GPU's own start/end timestamps of the kernels).
+//
+// Cold L2 (unless HPCEVAL_PROBE_FLUSH=0): before every kernel launch (driver API cuLaunchKernel*, which the
+// runtime, CuPy, Numba and pyCUDA all end in) it enqueues, on the launch's stream, a memset of a buffer twice the
+// L2 size, so each timed kernel starts with an L2 holding none of its data, as it would after other work (the
+// unit's own host-to-device copy would otherwise leave up to an L2's worth of its inputs cached). Launches into a
+// stream being captured into a graph are left alone. The memsets are recorded as 'S' lines, never as kernels.
+#include <cuda.h>
 #include <cupti.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -36,6 +44,96 @@ std::mutex g_lock;
 std::vector<Record> g_records;
 bool g_ok = false;
 constexpr size_t kBufferSize = 8 * 1024 * 1024;
+
+// ---------------------------------------------------------------- L2 flush before each launch
+// Driver entry points through dlopen (no link-time libcuda: the driver loads this library itself).
+struct Driver {
+  CUresult (*ctxGetCurrent)(CUcontext *) = nullptr;
+  CUresult (*ctxGetDevice)(CUdevice *) = nullptr;
+  CUresult (*deviceGetAttribute)(int *, CUdevice_attribute, CUdevice) = nullptr;
+  CUresult (*memAlloc)(CUdeviceptr *, size_t) = nullptr;
+  CUresult (*memsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream) = nullptr;
+  CUresult (*streamIsCapturing)(CUstream, CUstreamCaptureStatus *) = nullptr;
+  bool ok = false;
+} g_drv;
+
+struct Flush {
+  CUcontext ctx;
+  CUdeviceptr buf;
+  size_t bytes;
+};
+std::vector<Flush> g_flush;  // one buffer per context
+thread_local bool t_inside = false;
+
+template <typename F>
+void load(void *lib, const char *name, F &fn) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+}
+
+bool load_driver() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) lib = dlopen("libcuda.so.1", RTLD_NOW);
+  if (!lib) return false;
+  load(lib, "cuCtxGetCurrent", g_drv.ctxGetCurrent);
+  load(lib, "cuCtxGetDevice", g_drv.ctxGetDevice);
+  load(lib, "cuDeviceGetAttribute", g_drv.deviceGetAttribute);
+  load(lib, "cuMemAlloc_v2", g_drv.memAlloc);
+  load(lib, "cuMemsetD8Async", g_drv.memsetD8Async);
+  load(lib, "cuStreamIsCapturing", g_drv.streamIsCapturing);
+  return g_drv.ctxGetCurrent && g_drv.ctxGetDevice && g_drv.deviceGetAttribute && g_drv.memAlloc &&
+         g_drv.memsetD8Async && g_drv.streamIsCapturing;
+}
+
+void flush_before_launch(CUstream stream) {
+  if (t_inside || !g_drv.ok) return;
+  t_inside = true;
+  CUcontext ctx = nullptr;
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (g_drv.ctxGetCurrent(&ctx) == CUDA_SUCCESS && ctx &&
+      g_drv.streamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing == CU_STREAM_CAPTURE_STATUS_NONE) {
+    Flush *found = nullptr;
+    {
+      std::lock_guard<std::mutex> guard(g_lock);
+      for (Flush &f : g_flush)
+        if (f.ctx == ctx) found = &f;
+    }
+    if (!found) {
+      CUdevice dev;
+      int l2 = 0;
+      CUdeviceptr buf = 0;
+      if (g_drv.ctxGetDevice(&dev) == CUDA_SUCCESS &&
+          g_drv.deviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev) == CUDA_SUCCESS && l2 > 0 &&
+          g_drv.memAlloc(&buf, 2 * (size_t)l2) == CUDA_SUCCESS) {
+        std::lock_guard<std::mutex> guard(g_lock);
+        g_flush.push_back({ctx, buf, 2 * (size_t)l2});
+        found = &g_flush.back();
+      }
+    }
+    if (found) g_drv.memsetD8Async(found->buf, 0, found->bytes, stream);
+  }
+  t_inside = false;
+}
+
+void CUPTIAPI on_launch(void *, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
+  const auto *info = static_cast<const CUpti_CallbackData *>(data);
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || info->callbackSite != CUPTI_API_ENTER) return;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      flush_before_launch(static_cast<const cuLaunchKernel_params *>(info->functionParams)->hStream);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      flush_before_launch(static_cast<const cuLaunchKernel_ptsz_params *>(info->functionParams)->hStream);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const CUlaunchConfig *config = static_cast<const cuLaunchKernelEx_params *>(info->functionParams)->config;
+      if (config) flush_before_launch(config->hStream);
+      break;
+    }
+    default:
+      break;
+  }
+}
 
 #if CUPTI_API_VERSION >= 130000
 using KernelRecord = CUpti_ActivityKernel10;
@@ -117,6 +215,16 @@ extern "C" int InitializeInjection(void) {
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   g_ok = ok;
+  const char *flush = std::getenv("HPCEVAL_PROBE_FLUSH");
+  if (ok && !(flush && std::strcmp(flush, "0") == 0) && load_driver()) {
+    CUpti_SubscriberHandle subscriber;
+    if (cuptiSubscribe(&subscriber, on_launch, nullptr) == CUPTI_SUCCESS) {
+      g_drv.ok = true;
+      for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz})
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    }
+  }
   std::atexit(at_exit);
   return 1;
 }

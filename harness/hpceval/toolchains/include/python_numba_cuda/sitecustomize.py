@@ -1,12 +1,23 @@
-"""hpceval: loaded at interpreter start (PYTHONPATH) for numba.cuda jobs run under Numba's CUDA simulator.
+"""hpceval: loaded at interpreter start (PYTHONPATH) for numba.cuda jobs.
 
-It counts the kernels the simulator launches and writes them, like the CUPTI probe on a real GPU, to
+Compatibility: numba-cuda 0.30's array lowering registers np.row_stack, which NumPy 2.5 removed, so importing
+numba.cuda's kernels fails on such an installation; np.row_stack is restored as np.vstack (what it always was).
+
+Under Numba's CUDA simulator it counts the kernels the simulator launches and writes them, like the CUPTI probe on a real GPU, to
 $HPCEVAL_PROBE_OUT at exit ("K 0 0 sim:<name> grid=.. block=.."), so the dynamic usage check (a GPU kernel was
 launched) works without a GPU. It also gives simulator threads (one Python thread per CUDA thread) a small
 stack, so a 1024-thread block fits the sandbox's address-space limit.
 """
 
 import os
+
+try:
+    import numpy as _np
+
+    if not hasattr(_np, "row_stack"):
+        _np.row_stack = _np.vstack
+except Exception:  # noqa: BLE001 - the job reports its own import errors
+    pass
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" and os.environ.get("HPCEVAL_PROBE_OUT"):
     import atexit
