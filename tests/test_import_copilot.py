@@ -60,7 +60,8 @@ void saxpy(int n, float a, float *x, float *y) {
 // Prompt: gemv HIP function                  // Prompt: gemv HIP function
 Synthesizing 1/10 solutions
 
-=======
+== == ==
+   =
 
 // nothing but a comment
 
@@ -160,7 +161,7 @@ def test_cpp_irregularities(catalog):
         ("axpy", "cpp-kokkos", "none", 2, 2, True),  # no "Prompt:" marker, indented
         ("axpy", "cpp-cuda", "keyword", 10, 1, True),  # prompt split over lines, header split over lines
         ("axpy", "cpp-openmp-offload", "keyword", 1, 1, True),  # prompt glued to the previous suggestion
-        ("gemv", "cpp-hip", "keyword", 1, 1, True),  # the marker twice on one line
+        ("gemv", "cpp-hip", "keyword", 1, 1, True),  # the marker twice on one line, a separator split over lines
         ("axpy", "cpp-sycl", "none", 0, 0, True),  # empty panel; SyCL spelling
     ]
     # the previous suggestion ends where the next prompt starts (also mid-line)

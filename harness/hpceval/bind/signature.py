@@ -460,8 +460,9 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
         source, module, dropped = prune_fortran(unit, fn)
     else:
         source, dropped = prune_julia(unit, fn)
-    clean = (not fn.error and not notes and not any(it.error for it in unit.items)
-             and not any(f is not fn and (f.name == fn.name or f.is_main or f.error) for f in unit.functions))
+    names = [f.name for f in unit.functions]
+    clean = (not fn.error and not notes and not any(it.error for it in unit.items) and len(set(names)) == len(names)
+             and not any(f.is_main or f.error for f in unit.functions))
     if lang == "python" and any(it.kind == "statement" for it in unit.items):
         clean = False
     mapping = {}

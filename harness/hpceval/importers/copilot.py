@@ -287,11 +287,32 @@ def _kernel_from_path(path: Path, kernel_vocab) -> str | None:
     return None
 
 
+_EQ_LINE = re.compile(r"^[ \t]*(?:=[ \t]*)+$")
+
+
+def _mend_separators(text: str) -> str:
+    """A reformatter split some "=======" over lines ("== == ==" / "="): join such runs (line count kept)."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if _EQ_LINE.match(lines[i]):
+            j = i
+            while j + 1 < len(lines) and _EQ_LINE.match(lines[j + 1]) and j + 1 - i < 3:
+                j += 1
+            count = sum(ln.count("=") for ln in lines[i:j + 1])
+            if j > i and 5 <= count <= 9:
+                lines[i:j + 1] = ["======="] + [""] * (j - i)
+            i = j + 1
+        else:
+            i += 1
+    return "\n".join(lines)
+
+
 def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallback_kernel: str | None = None
                ) -> list[Panel]:
     """Every panel of one dump file, in order."""
     cat = cat or catalog()
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _mend_separators(text.replace("\r\n", "\n").replace("\r", "\n"))
     kernel_vocab = _kernel_words(cat)
     model_vocab = _model_words(cat, lang)
     anchors = _anchors(text, lang, kernel_vocab)
