@@ -193,3 +193,17 @@ def _alive(pid: int) -> bool:
             return f.read().split()[2] != "Z"
     except OSError:
         return True
+
+
+def test_missing_local_extra_says_what_to_install(monkeypatch):
+    """Without llama-cpp-python or the model wheel: one BackendError naming the extra (no server, no traceback)."""
+    import hpceval.llm.local as local
+
+    monkeypatch.setattr(local, "server_available", lambda: False)
+    monkeypatch.setenv("HPCEVAL_LOCAL_MODEL", __file__)  # any existing file: the check for the server comes next
+    with pytest.raises(BackendError, match=r"pip install 'hpceval\[local\]'"):
+        LocalBackend()
+    monkeypatch.delenv("HPCEVAL_LOCAL_MODEL")
+    monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(BackendError, match="the local model is not installed"):
+        find_model_file()

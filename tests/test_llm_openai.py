@@ -28,7 +28,7 @@ FAULT = re.compile(r"FAULT=(\w+):(\d+)")
 class FakeServer:
     """An OpenAI-compatible server on 127.0.0.1 with scripted faults, recording every request it gets."""
 
-    def __init__(self, honour_n: bool = True, completions: bool = True, logprobs: bool = True,
+    def __init__(self, honour_n: bool = True, completions: bool = True, logprobs: bool | str = True,
                  status_for_all: int | None = None):
         self.honour_n = honour_n
         self.completions = completions
@@ -107,6 +107,10 @@ class FakeServer:
         if self.status_for_all:
             record["outcome"] = str(self.status_for_all)
             return h._json(self.status_for_all, {"error": {"message": "Incorrect API key provided"}})
+        if self.logprobs == "reject" and body.get("logprobs"):
+            record["outcome"] = "no-logprobs"  # what llama.cpp's server answers when started without logits_all
+            return h._json(500, {"error": {"message": "logprobs is not supported for models created with "
+                                                      "logits_all=False"}})
         fault = FAULT.search(text or "")
         kind, times = (fault.group(1), int(fault.group(2))) if fault else ("ok", 0)
         if kind == "always500" or count < times:
@@ -273,6 +277,18 @@ def test_ranked_by_order_without_logprobs():
         server.close()
     assert [s.meta["sample"] for s in out] == [0, 1, 2]
     assert all(s.meta["ranked_by"] == "order" and s.meta["mean_logprob"] is None for s in out)
+
+
+def test_server_rejecting_logprobs_is_asked_without():
+    server = FakeServer(logprobs="reject")
+    try:
+        out = run_all(backend(server.url, concurrency=1), [prompt("p/1", "saxpy"), prompt("p/2", "gemv")],
+                      GenerationParams(n=2))
+    finally:
+        server.close()
+    assert all(s.error is None for s in out) and len(out) == 4
+    assert [r["outcome"] for r in server.requests] == ["no-logprobs", "ok", "ok"], "switched once, for good"
+    assert out[0].meta["request"]["attempts"][0]["switch"] is True
 
 
 def test_paper_prompts_use_completions_and_fall_back_to_chat():

@@ -211,7 +211,7 @@ class LocalBackend(OpenAICompatBackend):
     name = "local"
 
     def __init__(self, model_path: str | Path | None = None, n_ctx: int = 4096, threads: int | None = None,
-                 startup_timeout: float = 180.0, concurrency: int = 4, fresh: bool = False, timeout: float = 600.0,
+                 startup_timeout: float = 180.0, concurrency: int = 4, fresh: bool = False, timeout: float = 1800.0,
                  retries: int = 2, logprobs: bool = False, **options: Any):
         path = Path(model_path) if model_path else find_model_file()
         if not server_available():

@@ -250,7 +250,8 @@ class OpenAICompatBackend:
                     attempts.append(_attempt(len(attempts), f"completions endpoint unavailable ({status}); "
                                              "switching to chat", status, started, switch=True))
                     continue
-                if self.logprobs and status in (400, 422) and "logprob" in message.lower():
+                if self.logprobs and "logprob" in message.lower() and status not in (401, 403, 429):
+                    # e.g. vLLM without --max-logprobs (400), llama.cpp without logits_all (500)
                     self.logprobs = False
                     attempts.append(_attempt(len(attempts), "server rejects logprobs; asking without", status, started,
                                              switch=True))
