@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,13 +40,18 @@ from hpceval.paths import PACKAGE_DIR
 REPOSITORY_PREFIX = os.environ.get("HPCEVAL_IMAGE_PREFIX", "hpceval/")
 BASE_NAME = "base"
 # The debootstrap base of the offline images; bump BASE_RECIPE_VERSION when the steps in _make_base change.
-BASE_RECIPE_VERSION = "1"
+BASE_RECIPE_VERSION = "2"
 SUITE = "bookworm"
-BASE_INCLUDE: tuple[str, ...] = ()
+# g++ goes into the debootstrap itself: every CPU image but python needs it, and one debootstrap is faster than
+# a debootstrap plus an apt-get in a container (no second package index download).
+BASE_INCLUDE: tuple[str, ...] = ("g++", "libc6-dev")
 # Offline images stack: base -> gcc -> {gfortran, clang_offload}; base -> python.
 OFFLINE_PARENTS = {"gcc": BASE_NAME, "gfortran": "gcc", "clang_offload": "gcc", "python": BASE_NAME}
-# The wheels for offline.Dockerfile's `COPY wheels/` are fetched by the host's pip (PyPI through the host's
-# configuration) for the base image's CPython; the image build itself then needs only Debian's mirror.
+# Python packages of an offline recipe (its requirements.txt, pinned) are installed by the host's pip into the build
+# context (`pip install --target --platform --python-version`, wheels only) and copied into the image: PyPI is
+# reached through the host's pip configuration (index, proxy, CA certificates) that a build container lacks, and
+# the image build itself needs only Debian's mirror. The byte code pip compiles is valid for the image's CPython
+# (same minor version, same magic number).
 WHEEL_PYTHON = "3.11"
 WHEEL_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64")
 DOCKER_HINT = ("start a Docker engine (Debian: apt-get install docker.io; dockerd --iptables=false --bridge=none &) "
@@ -223,6 +230,9 @@ APT::Install-Recommends "false";
 APT::Install-Suggests "false";
 Acquire::Retries "3";
 EOF
+cat > etc/dpkg/dpkg.cfg.d/90hpceval-unsafe-io <<'EOF'
+force-unsafe-io
+EOF
 cat > etc/dpkg/dpkg.cfg.d/90hpceval-nodoc <<'EOF'
 path-exclude=/usr/share/doc/*
 path-exclude=/usr/share/man/*
@@ -278,18 +288,22 @@ def _make_base(client, tag: str, recipe: str, workdir: Path) -> Iterator[str]:
 
 
 def _prepare_context(folder: Path, context: Path, offline: bool) -> None:
+    """Copy the recipe folder; for an offline recipe with requirements.txt, install the pinned wheels into
+    site-packages/ of the context with the host's pip (see WHEEL_PYTHON)."""
     shutil.copytree(folder, context, ignore=shutil.ignore_patterns("__pycache__"))
     requirements = context / "requirements.txt"
     if offline and requirements.is_file():
-        wheels = context / "wheels"
-        wheels.mkdir(exist_ok=True)
-        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--no-deps",
-                "--python-version", WHEEL_PYTHON, "--implementation", "cp", "-r", str(requirements), "-d", str(wheels)]
+        target = context / "site-packages"
+        argv = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
+                "--only-binary=:all:", "--python-version", WHEEL_PYTHON, "--implementation", "cp", "--abi",
+                f"cp{WHEEL_PYTHON.replace('.', '')}", "--target", str(target), "-r", str(requirements)]
         for platform in WHEEL_PLATFORMS:
             argv += ["--platform", platform]
         done = subprocess.run(argv, capture_output=True, text=True)
         if done.returncode != 0:
-            raise ImageBuildError(f"pip download for {folder.name} failed: {(done.stderr or done.stdout).strip()[-600:]}")
+            raise ImageBuildError(f"pip install --target for {folder.name} failed: "
+                                  f"{(done.stderr or done.stdout).strip()[-600:]}")
+        shutil.rmtree(target / "bin", ignore_errors=True)  # console scripts with the host's interpreter path
 
 
 def _docker_build(client, context: Path, p: Plan, flavor: str) -> Iterator[str]:
@@ -298,25 +312,29 @@ def _docker_build(client, context: Path, p: Plan, flavor: str) -> Iterator[str]:
     buildargs = {"BASE": p.parent_tag} if p.parent_tag else {}
     labels = {"org.hpceval.toolchain": p.toolchain, "org.hpceval.recipe": p.recipe, "org.hpceval.flavor": flavor}
     tail: list[str] = []
+    hint = "" if flavor == "offline" else "; if no registry is reachable, build with `hpceval images build --offline`"
     try:
         stream = client.api.build(path=str(context), dockerfile=p.dockerfile, tag=p.tag, buildargs=buildargs,
                                   labels=labels, network_mode="host", rm=True, forcerm=True, decode=True)
         for chunk in stream:
             if "error" in chunk:
                 raise ImageBuildError(f"building {p.tag} failed: {chunk['error'].strip()}; last output: "
-                                      + " | ".join(tail[-5:]))
+                                      + " | ".join(tail[-3:])[-400:] + hint)
             line = chunk.get("stream", "").rstrip()
             if line:
                 tail.append(line)
-                if line.startswith("Step "):
-                    yield f"{p.toolchain}: {line}"
+                if line.startswith("Step ") and (" : RUN " in line or " : COPY " in line or " : FROM " in line):
+                    yield f"{p.toolchain}: {line[:110]}"
     except docker.errors.APIError as exc:
-        hint = "" if flavor == "offline" else "; no registry reachable? try `hpceval images build --offline`"
         raise ImageBuildError(f"building {p.tag} failed: {exc.explanation or exc}{hint}") from None
 
 
 def build_images(offline: bool = False, toolchains: list[str] | None = None, force: bool = False) -> Iterator[str]:
-    """Build (or find cached) toolchain images and tag them :latest; yields progress lines for the CLI."""
+    """Build (or find cached) toolchain images and tag them :latest; yields progress lines for the CLI.
+
+    Independent work runs concurrently: the debootstrap base, the host-side preparation of build contexts (pip),
+    and images whose parents are ready (offline: python beside gcc, then clang_offload beside gfortran).
+    """
     client = docker_client()
     known = offline_toolchains() if offline else toolchains_with_recipes()
     wanted = toolchains or known
@@ -326,27 +344,59 @@ def build_images(offline: bool = False, toolchains: list[str] | None = None, for
         raise ImageBuildError(f"no {kind} for {', '.join(unknown)}; choose from: {', '.join(known)}")
     order = _order(wanted) if offline else list(wanted)
     total_start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="hpceval-images-", dir="/var/tmp" if Path("/var/tmp").is_dir() else None) as tmp:
-        if offline:
+    lines: queue.Queue[str] = queue.Queue()
+    tmpdir = "/var/tmp" if Path("/var/tmp").is_dir() else None
+    with tempfile.TemporaryDirectory(prefix="hpceval-images-", dir=tmpdir) as tmp, \
+            ThreadPoolExecutor(max_workers=len(order) + 1, thread_name_prefix="hpceval-image") as pool:
+
+        def base_job() -> None:
             recipe = base_recipe()
             base_tag = f"{repository(BASE_NAME)}:{recipe[:12]}"
             if _has_image(client, base_tag) and not force:
-                yield f"base: cached {base_tag}"
-            else:
-                yield from _make_base(client, base_tag, recipe, Path(tmp))
-        for toolchain in order:
+                lines.put(f"base: cached {base_tag}")
+                return
+            for line in _make_base(client, base_tag, recipe, Path(tmp)):
+                lines.put(line)
+
+        def image_job(toolchain: str) -> None:
             p = plan(toolchain, offline)
             image = None if force else _has_image(client, p.tag)
-            if image is not None:
-                image.tag(repository(toolchain), "latest")
-                yield f"{toolchain}: cached {p.tag} ({image.id[:19]})"
-                continue
-            start = time.monotonic()
-            context = Path(tmp) / toolchain
-            _prepare_context(containers_dir() / toolchain, context, offline)
-            yield from _docker_build(client, context, p, "offline" if offline else "online")
-            image = client.images.get(p.tag)
+            if image is None:
+                context = Path(tmp) / toolchain
+                _prepare_context(containers_dir() / toolchain, context, offline)
+                parent = jobs.get(p.parent or "", base) if offline else None
+                if parent is not None:
+                    parent.result()  # raises the parent's error, so this image is not built on a stale parent
+                start = time.monotonic()
+                for line in _docker_build(client, context, p, "offline" if offline else "online"):
+                    lines.put(line)
+                image = client.images.get(p.tag)
+                size = image.attrs.get("Size", 0) / 2**20
+                lines.put(f"{toolchain}: built {p.tag} ({image.id[:19]}, {size:.0f} MiB) in "
+                          f"{time.monotonic() - start:.0f} s")
+            else:
+                lines.put(f"{toolchain}: cached {p.tag} ({image.id[:19]})")
             image.tag(repository(toolchain), "latest")
-            size = image.attrs.get("Size", 0) / 2**20
-            yield f"{toolchain}: built {p.tag} ({image.id[:19]}, {size:.0f} MiB) in {time.monotonic() - start:.0f} s"
+
+        base: Future | None = pool.submit(base_job) if offline else None
+        jobs: dict[str, Future] = {}
+        for toolchain in order:
+            jobs[toolchain] = pool.submit(image_job, toolchain)
+        pending = [f for f in [base, *jobs.values()] if f is not None]
+        while pending:
+            try:
+                yield lines.get(timeout=0.5)
+            except queue.Empty:
+                pass
+            for future in [f for f in pending if f.done()]:
+                pending.remove(future)
+                while not lines.empty():
+                    yield lines.get()
+                error = future.exception()
+                if error is not None:
+                    for other in pending:
+                        other.cancel()
+                    raise error
+        while not lines.empty():
+            yield lines.get()
     yield f"images ready in {time.monotonic() - total_start:.0f} s: " + ", ".join(latest_tag(t) for t in order)
