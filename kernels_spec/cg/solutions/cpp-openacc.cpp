@@ -1,0 +1,58 @@
+#include <cmath>
+
+// The matrix, b and x stay resident on the device for the whole solve (acc data); only the scalar
+// reductions come back each iteration, and x is copied back at the end.
+void cg(int n, int nnz, const int *row_ptr, const int *col_idx, const double *values, const double *b, double *x,
+        double tol, int max_iter) {
+  double *r = new double[n];
+  double *p = new double[n];
+  double *Ap = new double[n];
+  double rr = 0.0, bb = 0.0;
+#pragma acc data copyin(row_ptr[0 : n + 1], col_idx[0 : nnz], values[0 : nnz], b[0 : n]) copy(x[0 : n]) \
+    create(r[0 : n], p[0 : n], Ap[0 : n])
+  {
+    // r = b - A*x, p = r
+#pragma acc parallel loop gang vector reduction(+ : rr, bb) present(row_ptr, col_idx, values, b, x, r, p)
+    for (int i = 0; i < n; ++i) {
+      double s = 0.0;
+#pragma acc loop seq
+      for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) s += values[k] * x[col_idx[k]];
+      r[i] = b[i] - s;
+      p[i] = r[i];
+      rr += r[i] * r[i];
+      bb += b[i] * b[i];
+    }
+    const double bnorm = std::sqrt(bb);
+    if (bnorm == 0.0) {
+#pragma acc parallel loop present(x)
+      for (int i = 0; i < n; ++i) x[i] = 0.0;
+    } else {
+      for (int it = 0; it < max_iter && std::sqrt(rr) > tol * bnorm; ++it) {
+        double pAp = 0.0;
+#pragma acc parallel loop gang vector reduction(+ : pAp) present(row_ptr, col_idx, values, p, Ap)
+        for (int i = 0; i < n; ++i) {
+          double s = 0.0;
+#pragma acc loop seq
+          for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) s += values[k] * p[col_idx[k]];
+          Ap[i] = s;
+          pAp += p[i] * s;
+        }
+        const double alpha = rr / pAp;
+        double rr_new = 0.0;
+#pragma acc parallel loop gang vector reduction(+ : rr_new) present(x, r, p, Ap)
+        for (int i = 0; i < n; ++i) {
+          x[i] += alpha * p[i];
+          r[i] -= alpha * Ap[i];
+          rr_new += r[i] * r[i];
+        }
+        const double beta = rr_new / rr;
+        rr = rr_new;
+#pragma acc parallel loop gang vector present(r, p)
+        for (int i = 0; i < n; ++i) p[i] = r[i] + beta * p[i];
+      }
+    }
+  }
+  delete[] r;
+  delete[] p;
+  delete[] Ap;
+}
