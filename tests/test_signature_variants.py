@@ -65,3 +65,32 @@ def test_variant_parameters_are_named(catalog):
         for r in kr.extras:
             assert r.names and r.canonical, (kernel, r.name)
             assert r.tuning or r.variant in kr.variants
+
+
+OTHER_KERNELS = [
+    # the study's other kernels: generic names and the specs' own parameters, no variants file needed
+    ("spmv", "cpp", "void spmv(int n, const int *row_ptr, const int *col_ind, const double *val, const double *x, double *y) {"
+     " for (int i = 0; i < n; i++) { double s = 0; for (int j = row_ptr[i]; j < row_ptr[i+1]; j++) s += val[j] * x[col_ind[j]];"
+     " y[i] = s; } }", {"col_ind": "col_idx", "val": "values"}, None),  # nnz derived from row_ptr
+    ("spmv", "fortran", "subroutine spmv(n, nnz, ia, ja, a, x, y)\n integer :: n, nnz, ia(n+1), ja(nnz)\n real(8) :: a(nnz), x(n), y(n)\nend subroutine\n",
+     {"ia": "row_ptr", "ja": "col_idx", "a": "values"}, None),
+    ("gemm", "python", "import numpy as np\ndef gemm(A, B):\n    return A @ B\n", {"<return>": "C"}, None),
+    ("jacobi", "python", "def jacobi(u, unew):\n    unew[1:-1, 1:-1, 1:-1] = (u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1]) / 2\n",
+     {"u": "u", "unew": "unew"}, None),
+    ("jacobi", "cpp", "void jacobi(double *u, double *unew, int n) {}", None, "no parameter for"),  # cubic grids only
+    ("cg", "python", "def cg(A, b, x, tol=1e-10):\n    return x\n", None, "no parameter for row_ptr"),  # dense A
+]
+
+
+@pytest.mark.parametrize("case", OTHER_KERNELS, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(OTHER_KERNELS)])
+def test_other_kernels_of_the_study(catalog, case):
+    from hpceval.bind.signature import infer_binding
+
+    kernel, lang, code, mapping, error = case
+    b = infer_binding(code, catalog.kernels[kernel], lang)
+    if error:
+        assert b.error and error in b.error, b.error
+        return
+    assert b.error is None, b.error
+    for param, role in mapping.items():
+        assert b.mapping.get(param) == role, (param, b.mapping)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from hpceval.bind.parsing import SFunction, SParam
-from hpceval.bind.roles import KernelRoles, Role
+from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
 
 UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "array": "a std::array",
                           "span": "a std::span", "array2d": "a fixed-extent 2-D array"}
@@ -305,6 +305,8 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
 def _implied_ok(fn: SFunction, r: Role, assigned_arrays: dict[str, SParam], kr: KernelRoles, lang: str) -> bool:
     """Whether the function can know size r without a parameter (from its arrays)."""
     if lang in ("python", "julia"):
+        return True
+    if any(src in assigned_arrays for src in DERIVED_SIZES.get(r.name, ())):
         return True
     users = [a for a in kr.canonical if a.is_array and r.name in {i for e in a.shape for i in _size_idents(e)}]
     for a in users:

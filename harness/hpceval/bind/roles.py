@@ -39,6 +39,9 @@ GENERIC_NAMES: dict[str, list[str]] = {
     "max_iter": ["max_iter", "maxiter", "max_iters", "maxit", "niter", "iters", "max_iterations", "itmax"],
 }
 
+# Sizes a function can derive from another of its arrays, so a signature may leave them out (CSR: nnz = row_ptr[n]).
+DERIVED_SIZES: dict[str, tuple[str, ...]] = {"nnz": ("row_ptr",)}
+
 TUNING = [
     {"name": "threads", "kind": "int", "canonical": "threads",
      "names": ["nthreads", "num_threads", "numThreads", "n_threads", "threads", "nthread", "thread_count", "nt",

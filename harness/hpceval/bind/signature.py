@@ -376,6 +376,14 @@ def _exact_canonical(fn: SFunction, m: Mapping, kr: KernelRoles, lang: str) -> b
 def infer_binding(code: str, spec: KernelSpec, lang: Language | str, model: ProgrammingModel | None = None) -> Binding:
     """The binding of a free-form suggestion (Binding.error set when none is consistent)."""
     lang_id = lang if isinstance(lang, str) else lang.id
+    try:
+        return _infer(code, spec, lang_id, model)
+    except Exception as exc:  # noqa: BLE001 - a fault of the binder must not stop a run; it is reported as such
+        reason = f"signature inference failed (harness fault, please report): {type(exc).__name__}: {exc}"
+        return Binding(function=spec.function, args=[], error=f"unbindable: {reason}", evidence=reason)
+
+
+def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | None) -> Binding:
     kr = kernel_roles(spec)
     code, notes = repair(code, spec, lang_id)
     try:
