@@ -53,6 +53,15 @@ void fill(int n, double *y) {
 #pragma omp target teams distribute parallel for is_device_ptr(d) map(from: y[0:n])
   for (int i = 0; i < n; ++i) y[i] = d[i];
 }""",
+    "output allocated, then copied back": """
+void fill(int n, double *y) {
+#pragma omp target data map(alloc: y[0:n])
+  {
+#pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; ++i) y[i] = 2.0 * i;
+#pragma omp target update from(y[0:n])
+  }
+}""",
     "stack array in region": """
 void f(int n, double *y) {
 #pragma omp target teams distribute parallel for map(from: y[0:n])
@@ -76,6 +85,11 @@ void saxpy(int n, float a, const float *x, float *y) {
 #pragma acc parallel loop present(x[0:n], y[0:n])
   for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
 }""", "only mapped present"),
+    "input only allocated": ("""
+void saxpy(int n, float a, const float *x, float *y) {
+#pragma omp target teams distribute parallel for map(alloc: x[0:n]) map(tofrom: y[0:n])
+  for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}""", "x is read inside an offload region but only mapped alloc"),
     "map to in a multi-line pragma": ("""
 void gemv(int m, int n, const double *A, const double *x, double *y) {
 #pragma omp target teams distribute parallel for \\
@@ -117,6 +131,15 @@ subroutine saxpy(n, a, x, y)
   end do
   !$omp end target teams distribute parallel do
 end subroutine""", "y is written inside an offload region but only mapped to"),
+    "acc create for an input": ("""
+subroutine saxpy(n, a, x, y)
+  integer :: n, i
+  real :: a, x(n), y(n)
+  !$acc parallel loop create(x) copy(y)
+  do i = 1, n
+    y(i) = a * x(i) + y(i)
+  end do
+end subroutine""", "x is read inside an offload region but only mapped create"),
     "acc copyin": ("""
 subroutine saxpy(n, a, x, y)
   integer :: n, i

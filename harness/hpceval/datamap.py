@@ -8,7 +8,9 @@ still produce the right numbers here, though they fail on a discrete GPU:
   host address; Fortran maps arrays implicitly, so this rule is for C/C++ only);
 * an argument array written inside a compute region whose data clauses only ever copy it *to* the device
   (`map(to:)`, `copyin`, `create`, `present`, ...), with no `from`/`tofrom`/`copy`/`copyout`/`update from`:
-  the result never comes back to the host.
+  the result never comes back to the host;
+* an argument array read inside a compute region whose data clauses only ever allocate it on the device
+  (`create`, `map(alloc:)`): the input never reaches the device.
 
 Both are reported as the evidence of a `wrong_result`. Code that declares `requires unified_shared_memory`
 is exempt. The rules look only at directive clauses and at array accesses inside the regions, so they do not
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 
 from hpceval.spec import Language
 
+NO_TRANSFER_TYPES = {"create", "alloc", "pcreate", "present_or_create", "release", "delete", "no_create"}
 FROM_TYPES = {"from", "tofrom", "copy", "copyout", "pcopy", "pcopyout", "present_or_copy", "present_or_copyout",
               "self", "host"}
 MAPPING_CLAUSES = {"map", "copy", "copyin", "copyout", "create", "present", "pcopy", "pcopyin", "pcopyout",
@@ -180,6 +183,14 @@ def _parameters(code: str, fortran: bool) -> set[str]:
     return names
 
 
+def _assignments(region: str, name: str, fortran: bool) -> int:
+    """How many element assignments `name[...] = ...` (or `name(...) = ...`) the region has."""
+    if fortran:
+        pattern = rf"^\s*{name}\s*\([^=\n]*\)\s*=(?!=)"
+        return len(re.findall(pattern, region, re.IGNORECASE | re.MULTILINE))
+    return len(re.findall(rf"\b{name}\s*\[[^;]*?\]\s*=(?!=)", region, re.IGNORECASE))
+
+
 def data_mapping_problem(code: str, lang: Language) -> str | None:
     """None when the offload data clauses are sound by these rules; else the evidence of the bug."""
     if re.search(r"requires\s+[^\n]*unified_shared_memory", code, re.IGNORECASE):
@@ -194,6 +205,8 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
             for var, kinds in d.mentions.items():
                 if kinds & {"from", "self", "host"}:
                     mentions[var].add("from")
+                if kinds & {"to", "device"}:
+                    mentions[var].add("copyin")
     pointers = set() if fortran else _c_pointers(code)
     parameters = _parameters(code, fortran)
     for d in (d for d in directives if d.is_compute):
@@ -211,6 +224,13 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
                 if name not in mentions:
                     return (f"pointer {name} is used inside an offload region but never mapped: on a discrete GPU "
                             f"the device would dereference a host address")
+        reads = {name for name in accessed & parameters
+                 if len(re.findall(rf"\b{name}\s*[\[(]", region, re.IGNORECASE)) > _assignments(region, name, fortran)}
+        for name in sorted(reads):
+            kinds = mentions.get(name, set())
+            if kinds and kinds <= NO_TRANSFER_TYPES:
+                return (f"{name} is read inside an offload region but only mapped {'/'.join(sorted(kinds))}: "
+                        f"on a GPU its values would never be copied to the device")
         for name in sorted(written & parameters):
             kinds = mentions.get(name)
             if kinds is None or kinds & DEVICE_POINTER_CLAUSES:

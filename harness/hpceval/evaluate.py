@@ -21,7 +21,7 @@ from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.caseio import MissingOutput, read_arrays, read_times, write_cases
 from hpceval.contracts import Binding, Evaluation, ProcResult, Verdict
 from hpceval.datamap import data_mapping_problem
-from hpceval.executors import Executor, Limits
+from hpceval.executors import Executor, Limits, SandboxError
 from hpceval.paths import DRIVERS_DIR
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 from hpceval.toolchains import get_toolchain
@@ -101,6 +101,8 @@ class Evaluator:
         workdir = Path(tempfile.mkdtemp(prefix=f"hpceval-{spec.id}-{model.id}-"))
         try:
             return self._build_and_run(workdir, files, spec, model, toolchain, code, base)
+        except SandboxError as exc:
+            return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
             if not self.keep_dirs:
                 shutil.rmtree(workdir, ignore_errors=True)
@@ -213,8 +215,9 @@ class Evaluator:
         times.sort()
         median = statistics.median(times)
         q = statistics.quantiles(times, n=4) if len(times) >= 2 else [median, median, median]
-        flops = spec.metric(spec.flops, case.size)
-        nbytes = spec.metric(spec.bytes, case.size)
+        scalars = {p.name: case.inputs[p.name] for p in spec.params if not p.is_array}
+        flops = spec.metric(spec.flops, {**case.size, **scalars})
+        nbytes = spec.metric(spec.bytes, {**case.size, **scalars})
         return {"time_median_s": median, "time_min_s": times[0], "time_iqr_s": q[2] - q[0],
                 "gflops": flops / median / 1e9 if median > 0 else None,
                 "gbytes_per_s": nbytes / median / 1e9 if median > 0 else None, **({"_note": note} if note else {})}

@@ -37,6 +37,10 @@ class ExecutorUnavailable(RuntimeError):
     """The executor cannot run anything here (no sandbox, no engine); the message says what to install."""
 
 
+class SandboxError(RuntimeError):
+    """The sandbox or container could not start the command: a harness fault (infra_error), not the code's."""
+
+
 class Executor(ABC):
     name: str = "abstract"
 

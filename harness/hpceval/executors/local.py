@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 
 from hpceval.contracts import ProcResult
-from hpceval.executors import Executor, ExecutorUnavailable, Limits
+from hpceval.executors import Executor, ExecutorUnavailable, Limits, SandboxError
 
 SANDBOX_UID = 65534
 PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
@@ -224,6 +224,8 @@ class LocalExecutor(Executor):
         with tempfile.TemporaryDirectory(prefix="hpceval-log-") as logs:
             result = run_contained(jail + wrapped, stdout_dir=Path(logs), wall_s=limits.wall_s + 3,
                                    output_kb=limits.output_kb)
+        if result.returncode == 255 and re.search(r"^\[F\]\[[^\]]*\]\[1\] runChild\(\)", result.stderr, re.MULTILINE):
+            raise SandboxError(f"nsjail could not start the job: {result.stderr.strip()[-300:]}")
         if result.returncode in (137, -9) and result.seconds >= limits.wall_s:
             result.timed_out = True
         result.argv = argv
