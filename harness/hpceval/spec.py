@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import tomllib
 from collections.abc import Callable, Iterable
 from functools import cache, cached_property
 from pathlib import Path
@@ -17,7 +18,6 @@ from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
-import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hpceval.paths import kernels_dir
