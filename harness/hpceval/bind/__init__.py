@@ -106,7 +106,7 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
         params.append({
             "name": p.name, "is_array": p.is_array, "ctype": _ctype(p, spec), "ftype": _ftype(p, spec),
             "size_expr": "*".join(f"({d})" for d in dims) or "1", "dims": ", ".join(dims),
-            "colons": ",".join(":" for _ in dims),
+            "colons": ",".join(":" for _ in dims), "inout": p.intent == "inout",
         })
     context = {"params": params, "call": _call(lang, binding), "function": binding.function,
                "returns": binding.returns, "hooks": hooks, "setup": binding.setup, "teardown": binding.teardown,

@@ -308,15 +308,19 @@ class GpuProbeMixin:
                      code: str = "") -> tuple[list[float], str]:
         """Per timed call, the GPU time of its kernels (s), after the timing run; ([], why) when unavailable.
 
-        Every call of the timing run gets the same inputs, so it launches the same kernels: with K kernels in
-        C calls, call c owns kernels c*K/C .. (c+1)*K/C-1 in start order. If K is not a multiple of C, each
-        timed call gets the mean (total kernel time / C).
+        Calls are told apart by their data movement: a call starts with its first host-to-device copy after a
+        device-to-host copy (every call copies its inputs in and its outputs back). When that does not give
+        exactly `calls` segments, K kernels in C calls are split evenly if K is a multiple of C (every call gets
+        the same inputs, so it launches the same kernels), else each call gets the mean.
         """
         if not self.probe_active(model, code):
             return [], ""
         data = read_probe(workdir)
         if data is None or not data.kernels or calls <= 0:
             return [], "no kernel records from the GPU probe"
+        segments = split_calls(data)
+        if len(segments) == calls:
+            return segments[warmup:], "calls told apart by their copies"
         k = len(data.kernels)
         if k % calls == 0:
             per = k // calls
@@ -324,6 +328,27 @@ class GpuProbeMixin:
             return sums[warmup:], f"{per} kernel(s) per call"
         mean = data.kernel_seconds / calls
         return [mean] * (calls - warmup), f"{k} kernels in {calls} calls (mean per call)"
+
+
+HTOD, DTOH = 1, 2  # CUpti_ActivityMemcpyKind
+
+
+def split_calls(data: ProbeData) -> list[float]:
+    """Kernel seconds per call, a call starting at the first host-to-device copy after a device-to-host one."""
+    events = sorted([(s, 1, e - s) for s, e, _ in data.kernels] + [(s, 0, kind) for s, _, _, kind in data.copies])
+    segments: list[float] = []
+    last_copy = None
+    for _, is_kernel, value in events:
+        if not is_kernel:
+            if value == HTOD and last_copy in (None, DTOH):
+                segments.append(0.0)
+            if value in (HTOD, DTOH):
+                last_copy = value
+            continue
+        if not segments:
+            segments.append(0.0)
+        segments[-1] += value / 1e9
+    return segments
 
 
 def _short_name(name: str) -> str:

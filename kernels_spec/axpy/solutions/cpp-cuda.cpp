@@ -25,9 +25,7 @@ void saxpy(int n, float a, const float *x, float *y) {
   CUDA_CHECK(cudaMalloc(&d_y, bytes));
   CUDA_CHECK(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_y, y, bytes, cudaMemcpyHostToDevice));
-  const int block = 256;
-  const int grid = (n + block - 1) / block;
-  saxpy_kernel<<<grid, block>>>(n, a, d_x, d_y);
+  saxpy_kernel<<<(n + 255) / 256, 256>>>(n, a, d_x, d_y);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(y, d_y, bytes, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(d_x));

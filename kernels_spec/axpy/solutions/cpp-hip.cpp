@@ -25,9 +25,7 @@ void saxpy(int n, float a, const float *x, float *y) {
   HIP_CHECK(hipMalloc(&d_y, bytes));
   HIP_CHECK(hipMemcpy(d_x, x, bytes, hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_y, y, bytes, hipMemcpyHostToDevice));
-  const int block = 256;
-  const int grid = (n + block - 1) / block;
-  hipLaunchKernelGGL(saxpy_kernel, dim3(grid), dim3(block), 0, 0, n, a, d_x, d_y);
+  hipLaunchKernelGGL(saxpy_kernel, dim3((n + 255) / 256), dim3(256), 0, 0, n, a, d_x, d_y);
   HIP_CHECK(hipGetLastError());
   HIP_CHECK(hipMemcpy(y, d_y, bytes, hipMemcpyDeviceToHost));
   HIP_CHECK(hipFree(d_x));

@@ -97,7 +97,7 @@ void cg(int n, int nnz, const int *row_ptr, const int *col_idx, const double *va
   CUDA_CHECK(cudaMemcpy(d_values, values, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_b, b, vec, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_x, x, vec, cudaMemcpyHostToDevice));
-  const int grid = (n + BLOCK - 1) / BLOCK;
+  const int grid = (n + 255) / 256;
   double sums[2] = {0.0, 0.0};
   CUDA_CHECK(cudaMemset(d_sums, 0, 2 * sizeof(double)));
   cg_init<<<grid, BLOCK>>>(n, d_row_ptr, d_col_idx, d_values, d_b, d_x, d_r, d_p, d_sums);

@@ -97,7 +97,7 @@ void cg(int n, int nnz, const int *row_ptr, const int *col_idx, const double *va
   HIP_CHECK(hipMemcpy(d_values, values, (size_t)nnz * sizeof(double), hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_b, b, vec, hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_x, x, vec, hipMemcpyHostToDevice));
-  const int grid = (n + BLOCK - 1) / BLOCK;
+  const int grid = (n + 255) / 256;
   double sums[2] = {0.0, 0.0};
   HIP_CHECK(hipMemset(d_sums, 0, 2 * sizeof(double)));
   hipLaunchKernelGGL(cg_init, dim3(grid), dim3(BLOCK), 0, 0, n, d_row_ptr, d_col_idx, d_values, d_b, d_x, d_r, d_p, d_sums);

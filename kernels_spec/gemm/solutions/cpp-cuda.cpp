@@ -44,7 +44,7 @@ void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
   CUDA_CHECK(cudaMemcpy(d_A, A, (size_t)m * k * sizeof(double), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_B, B, (size_t)k * n * sizeof(double), cudaMemcpyHostToDevice));
   const dim3 block(TILE, TILE);
-  const dim3 grid((n + TILE - 1) / TILE, (m + TILE - 1) / TILE);
+  const dim3 grid((n + 31) / 32, (m + 31) / 32);
   gemm_kernel<<<grid, block>>>(m, n, k, d_A, d_B, d_C);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(C, d_C, (size_t)m * n * sizeof(double), cudaMemcpyDeviceToHost));

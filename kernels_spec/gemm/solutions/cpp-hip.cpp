@@ -44,7 +44,7 @@ void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
   HIP_CHECK(hipMemcpy(d_A, A, (size_t)m * k * sizeof(double), hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_B, B, (size_t)k * n * sizeof(double), hipMemcpyHostToDevice));
   const dim3 block(TILE, TILE);
-  const dim3 grid((n + TILE - 1) / TILE, (m + TILE - 1) / TILE);
+  const dim3 grid((n + 31) / 32, (m + 31) / 32);
   hipLaunchKernelGGL(gemm_kernel, dim3(grid), dim3(block), 0, 0, m, n, k, d_A, d_B, d_C);
   HIP_CHECK(hipGetLastError());
   HIP_CHECK(hipMemcpy(C, d_C, (size_t)m * n * sizeof(double), hipMemcpyDeviceToHost));

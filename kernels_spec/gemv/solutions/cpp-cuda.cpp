@@ -37,10 +37,7 @@ void gemv(int m, int n, const double *A, const double *x, double *y) {
   CUDA_CHECK(cudaMalloc(&d_y, (size_t)m * sizeof(double)));
   CUDA_CHECK(cudaMemcpy(d_A, A, (size_t)m * n * sizeof(double), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_x, x, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
-  const int block = 256;
-  const int rows_per_block = block / 32;
-  const int grid = (m + rows_per_block - 1) / rows_per_block;
-  gemv_kernel<<<grid, block>>>(m, n, d_A, d_x, d_y);
+  gemv_kernel<<<(m + 7) / 8, 256>>>(m, n, d_A, d_x, d_y);  // 8 warps (rows) per block
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(y, d_y, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(d_A));

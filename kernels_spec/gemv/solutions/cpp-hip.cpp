@@ -37,11 +37,11 @@ void gemv(int m, int n, const double *A, const double *x, double *y) {
   HIP_CHECK(hipMalloc(&d_y, (size_t)m * sizeof(double)));
   HIP_CHECK(hipMemcpy(d_A, A, (size_t)m * n * sizeof(double), hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_x, x, (size_t)n * sizeof(double), hipMemcpyHostToDevice));
-  const int block = 256;
   int warp = 32;
   HIP_CHECK(hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, 0));
-  const int rows_per_block = block / warp;
+  const int rows_per_block = 256 / warp;  // one row per warp (wavefront)
   const int grid = (m + rows_per_block - 1) / rows_per_block;
+  const int block = 256;
   hipLaunchKernelGGL(gemv_kernel, dim3(grid), dim3(block), 0, 0, m, n, d_A, d_x, d_y);
   HIP_CHECK(hipGetLastError());
   HIP_CHECK(hipMemcpy(y, d_y, (size_t)m * sizeof(double), hipMemcpyDeviceToHost));

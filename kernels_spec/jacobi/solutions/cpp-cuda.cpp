@@ -31,7 +31,7 @@ void jacobi(int nx, int ny, int nz, const double *u, double *unew) {
   CUDA_CHECK(cudaMemcpy(d_u, u, bytes, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_unew, unew, bytes, cudaMemcpyHostToDevice));
   const dim3 block(32, 8, 1);
-  const dim3 grid((nz + block.x - 1) / block.x, (ny + block.y - 1) / block.y, nx);
+  const dim3 grid((nz + 31) / 32, (ny + 7) / 8, nx);
   jacobi_kernel<<<grid, block>>>(nx, ny, nz, d_u, d_unew);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(unew, d_unew, bytes, cudaMemcpyDeviceToHost));

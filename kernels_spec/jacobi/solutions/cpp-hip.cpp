@@ -31,8 +31,8 @@ void jacobi(int nx, int ny, int nz, const double *u, double *unew) {
   HIP_CHECK(hipMemcpy(d_u, u, bytes, hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_unew, unew, bytes, hipMemcpyHostToDevice));
   const dim3 block(32, 8, 1);
-  const dim3 grid((nz + block.x - 1) / block.x, (ny + block.y - 1) / block.y, nx);
-  hipLaunchKernelGGL(jacobi_kernel, dim3(grid), dim3(block), 0, 0, nx, ny, nz, d_u, d_unew);
+  const dim3 grid((nz + 31) / 32, (ny + 7) / 8, nx);
+  hipLaunchKernelGGL(jacobi_kernel, grid, block, 0, 0, nx, ny, nz, d_u, d_unew);
   HIP_CHECK(hipGetLastError());
   HIP_CHECK(hipMemcpy(unew, d_unew, bytes, hipMemcpyDeviceToHost));
   HIP_CHECK(hipFree(d_u));

@@ -37,8 +37,7 @@ void spmv(int n, int nnz, const int *row_ptr, const int *col_idx, const double *
   CUDA_CHECK(cudaMemcpy(d_col_idx, col_idx, (size_t)nnz * sizeof(int), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_values, values, (size_t)nnz * sizeof(double), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_x, x, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
-  const int block = 256;
-  spmv_kernel<<<(n + block - 1) / block, block>>>(n, d_row_ptr, d_col_idx, d_values, d_x, d_y);
+  spmv_kernel<<<(n + 255) / 256, 256>>>(n, d_row_ptr, d_col_idx, d_values, d_x, d_y);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(y, d_y, (size_t)n * sizeof(double), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(d_row_ptr));

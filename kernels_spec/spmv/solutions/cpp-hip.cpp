@@ -37,8 +37,7 @@ void spmv(int n, int nnz, const int *row_ptr, const int *col_idx, const double *
   HIP_CHECK(hipMemcpy(d_col_idx, col_idx, (size_t)nnz * sizeof(int), hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_values, values, (size_t)nnz * sizeof(double), hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_x, x, (size_t)n * sizeof(double), hipMemcpyHostToDevice));
-  const int block = 256;
-  hipLaunchKernelGGL(spmv_kernel, dim3((n + block - 1) / block), dim3(block), 0, 0, n, d_row_ptr, d_col_idx, d_values, d_x, d_y);
+  hipLaunchKernelGGL(spmv_kernel, dim3((n + 255) / 256), dim3(256), 0, 0, n, d_row_ptr, d_col_idx, d_values, d_x, d_y);
   HIP_CHECK(hipGetLastError());
   HIP_CHECK(hipMemcpy(y, d_y, (size_t)n * sizeof(double), hipMemcpyDeviceToHost));
   HIP_CHECK(hipFree(d_row_ptr));
