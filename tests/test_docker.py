@@ -266,3 +266,20 @@ def test_same_verdicts_as_local(catalog, docker_evaluator, evaluator, model):
                                                 f"{local.verdict} ({local.evidence})"
         assert docker.verdict == expected[label], f"{label}: {docker.verdict} {docker.evidence}"
         assert docker.max_rel_error == local.max_rel_error
+
+
+@pytest.mark.docker
+def test_gpu_images_get_the_gpu():
+    from hpceval.executors.docker import ResolvedImage
+
+    ex = docker_executor()
+    nvidia = ResolvedImage("cuda", "hpceval/cuda:x", "sha256:" + "1" * 64, "/usr/bin:/bin", "nvidia", "nvcc --version")
+    config = ex._host_config(nvidia, {"OMP_NUM_THREADS": "1"}, Limits())
+    (request,) = config["device_requests"]
+    assert request["Count"] == -1 and request["Capabilities"] == [["gpu"]]
+    cpu = ResolvedImage("gcc", "hpceval/gcc:x", "sha256:" + "2" * 64, "/usr/bin:/bin", "", "g++ --version")
+    assert "device_requests" not in ex._host_config(cpu, {}, Limits()) and "devices" not in ex._host_config(cpu, {}, Limits())
+    can_run, note = ex._can_run(nvidia)
+    assert can_run == ex._nvidia() and (can_run or "NVIDIA Container Toolkit" in note)
+    auto = ResolvedImage("julia", "hpceval/julia:x", "sha256:" + "3" * 64, "/usr/bin:/bin", "auto", "julia -v")
+    assert ex.accelerator(auto) in ("nvidia", "amd", "")

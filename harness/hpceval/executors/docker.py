@@ -223,8 +223,10 @@ class DockerExecutor(Executor):
 
     def toolchain_info(self, toolchain: Toolchain) -> ToolInfo:
         from hpceval.images import latest_tag, offline_toolchains
-        from hpceval.toolchains import ToolInfo
+        from hpceval.toolchains import MissingToolchain, ToolInfo
 
+        if isinstance(toolchain, MissingToolchain):
+            return toolchain.detect()  # no toolchain module: nothing to build or run, whatever the image
         resolved = self.resolve(toolchain.name)
         if resolved is None:
             offline = "--offline " if toolchain.name in offline_toolchains() else ""
