@@ -101,8 +101,8 @@ def test_bad_input_gives_one_line_error(tmp_path, args, message):
 def test_list_prompts_counts_the_matrix():
     result = hpceval("list", "prompts", "--models", "openmp,numpy,julia-threads", "--kernels", "axpy,cg")
     assert result.returncode == 0
-    # 2 kernels x (3 models with a keyword variant x 2 styles x 2 hints + julia 2 styles x 1 hint)
-    assert "16 prompts" in result.stdout
+    # 2 kernels x (3 models with a keyword variant x 2 styles x 2 hints + julia 2 styles x 1 hint) = 2 x 14
+    assert "28 prompts" in result.stdout
     text = hpceval("list", "prompts", "--models", "cpp-openmp", "--kernels", "axpy", "--style", "paper", "--text").stdout
     assert "// saxpy OpenMP function" in text
     text = hpceval("list", "prompts", "--models", "fortran-openacc", "--kernels", "axpy", "--style", "paper",
