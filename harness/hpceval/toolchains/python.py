@@ -78,15 +78,16 @@ class Python(Toolchain):
         cap = int(os.environ.get("HPCEVAL_CUDASIM_MAX", "2500"))
         ranked = sorted(spec.sizes.validation, key=lambda s: _output_elements(spec, s))
         sizes = [s for s in spec.sizes.validation if _output_elements(spec, s) <= cap]
+        rule = f"outputs <= {cap} elements"
         if any(p.name == "max_iter" for p in spec.params):  # an iterative solver launches kernels per iteration
-            sizes = []
+            sizes, rule = [], "an iterative solver: the 3 smallest"
         if len(sizes) < 3:
             keep = ranked[:3]
             sizes = [s for s in spec.sizes.validation if s in keep]
         env = {"NUMBA_ENABLE_CUDASIM": "1", "HPCEVAL_PROBE_OUT": "gpu_probe.txt", "PYTHONPATH": self._pythonpath()}
         return JobAdjust(sizes=sizes, env=env, pids=4096, timing=False,
                          note=f"numba.cuda under the CUDA simulator (no GPU), {len(sizes)} of "
-                              f"{len(spec.sizes.validation)} sizes (outputs <= {cap} elements), not timed")
+                              f"{len(spec.sizes.validation)} sizes ({rule}), not timed")
 
     def _pythonpath(self) -> str:
         """The numba.cuda shim (include/python_numba_cuda/sitecustomize.py) first, then the caller's path."""

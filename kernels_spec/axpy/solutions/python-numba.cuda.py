@@ -11,7 +11,5 @@ def _saxpy_kernel(n, a, x, y):
 def saxpy(n, a, x, y):
     d_x = cuda.to_device(x)
     d_y = cuda.to_device(y)
-    threads = 128
-    blocks = (n + threads - 1) // threads
-    _saxpy_kernel[blocks, threads](n, a, d_x, d_y)
+    _saxpy_kernel.forall(n)(n, a, d_x, d_y)
     d_y.copy_to_host(y)

@@ -19,7 +19,5 @@ def saxpy(n, a, x, y):
     d_y = cuda.mem_alloc(max(y.nbytes, 1))
     cuda.memcpy_htod(d_x, np.ascontiguousarray(x))
     cuda.memcpy_htod(d_y, np.ascontiguousarray(y))
-    block = 256
-    grid = (n + block - 1) // block
-    _saxpy(np.int32(n), np.float32(a), d_x, d_y, block=(block, 1, 1), grid=(grid, 1))
+    _saxpy(np.int32(n), np.float32(a), d_x, d_y, block=(256, 1, 1), grid=((n + 255) // 256, 1))
     cuda.memcpy_dtoh(y, d_y)

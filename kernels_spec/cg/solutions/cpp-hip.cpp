@@ -28,15 +28,12 @@ __device__ void block_sum(double v, double *out) {
   }
 }
 
-// r = b - A*x, p = r, sums r.r and b.b
-__global__ void cg_init(int n, const int *row_ptr, const int *col_idx, const double *values, const double *b,
-                        const double *x, double *r, double *p, double *sums) {
+// r = b - Ap (Ap = A*x from cg_matvec), p = r, sums r.r and b.b
+__global__ void cg_init(int n, const double *b, const double *Ap, double *r, double *p, double *sums) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double rr = 0.0, bb = 0.0;
   if (i < n) {
-    double s = 0.0;
-    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) s += values[k] * x[col_idx[k]];
-    r[i] = b[i] - s;
+    r[i] = b[i] - Ap[i];
     p[i] = r[i];
     rr = r[i] * r[i];
     bb = b[i] * b[i];
@@ -98,14 +95,16 @@ void cg(int n, int nnz, const int *row_ptr, const int *col_idx, const double *va
   HIP_CHECK(hipMemcpy(d_b, b, vec, hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_x, x, vec, hipMemcpyHostToDevice));
   const int grid = (n + 255) / 256;
-  double sums[2] = {0.0, 0.0};
+  double sums[2];
   HIP_CHECK(hipMemset(d_sums, 0, 2 * sizeof(double)));
-  hipLaunchKernelGGL(cg_init, dim3(grid), dim3(BLOCK), 0, 0, n, d_row_ptr, d_col_idx, d_values, d_b, d_x, d_r, d_p, d_sums);
+  hipLaunchKernelGGL(cg_matvec, dim3(grid), dim3(BLOCK), 0, 0, n, d_row_ptr, d_col_idx, d_values, d_x, d_Ap, &d_sums[0]);
+  HIP_CHECK(hipMemset(d_sums, 0, 2 * sizeof(double)));
+  hipLaunchKernelGGL(cg_init, dim3(grid), dim3(BLOCK), 0, 0, n, d_b, d_Ap, d_r, d_p, d_sums);
   HIP_CHECK(hipMemcpy(sums, d_sums, 2 * sizeof(double), hipMemcpyDeviceToHost));
   double rr = sums[0];
   const double bnorm = std::sqrt(sums[1]);
   for (int it = 0; it < max_iter && bnorm > 0.0 && std::sqrt(rr) > tol * bnorm; ++it) {
-    double pAp = 0.0, rr_new = 0.0;
+    double pAp, rr_new;
     HIP_CHECK(hipMemset(d_sums, 0, 2 * sizeof(double)));
     hipLaunchKernelGGL(cg_matvec, dim3(grid), dim3(BLOCK), 0, 0, n, d_row_ptr, d_col_idx, d_values, d_p, d_Ap, &d_sums[0]);
     HIP_CHECK(hipMemcpy(&pAp, &d_sums[0], sizeof(double), hipMemcpyDeviceToHost));

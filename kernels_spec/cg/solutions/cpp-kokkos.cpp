@@ -20,7 +20,7 @@ void cg(int n, int nnz, const int *row_ptr, const int *col_idx, const double *va
   Kokkos::deep_copy(d_b, h_b);
   Kokkos::deep_copy(d_x, h_x);
 
-  double rr = 0.0, bb = 0.0;
+  double rr, bb;
   // r = b - A*x, p = r
   Kokkos::parallel_reduce("cg_init", Range(0, n), KOKKOS_LAMBDA(const int i, double &acc) {
     double s = 0.0;
@@ -37,7 +37,7 @@ void cg(int n, int nnz, const int *row_ptr, const int *col_idx, const double *va
     Kokkos::deep_copy(d_x, 0.0);
   }
   for (int it = 0; it < max_iter && bnorm > 0.0 && std::sqrt(rr) > tol * bnorm; ++it) {
-    double pAp = 0.0;
+    double pAp;
     Kokkos::parallel_reduce("cg_matvec", Range(0, n), KOKKOS_LAMBDA(const int i, double &acc) {
       double s = 0.0;
       for (int k = rp(i); k < rp(i + 1); ++k) s += va(k) * p(ci(k));
@@ -45,7 +45,7 @@ void cg(int n, int nnz, const int *row_ptr, const int *col_idx, const double *va
       acc += p(i) * s;
     }, pAp);
     const double alpha = rr / pAp;
-    double rr_new = 0.0;
+    double rr_new;
     Kokkos::parallel_reduce("cg_update", Range(0, n), KOKKOS_LAMBDA(const int i, double &acc) {
       d_x(i) += alpha * p(i);
       r(i) -= alpha * Ap(i);

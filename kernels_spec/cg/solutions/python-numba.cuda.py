@@ -34,15 +34,13 @@ def _direction(n, beta, r, p):
 
 
 def cg(n, nnz, row_ptr, col_idx, values, b, x, tol, max_iter):
-    threads = 128
-    blocks = (n + threads - 1) // threads
     d_row_ptr = cuda.to_device(row_ptr)
     d_col_idx = cuda.to_device(col_idx)
     d_values = cuda.to_device(values)
     d_x = cuda.to_device(x)
     ap = cuda.device_array(n, dtype=np.float64)
-    acc = cuda.to_device(np.zeros(1))
-    _matvec_dot[blocks, threads](n, d_row_ptr, d_col_idx, d_values, d_x, ap, acc)
+    acc = cuda.device_array(1)  # p.ap of the first product is not used
+    _matvec_dot.forall(n)(n, d_row_ptr, d_col_idx, d_values, d_x, ap, acc)
     r_host = b - ap.copy_to_host()
     rr = float(r_host @ r_host)
     bnorm = math.sqrt(float(b @ b))
@@ -55,11 +53,11 @@ def cg(n, nnz, row_ptr, col_idx, values, b, x, tol, max_iter):
         if math.sqrt(rr) <= tol * bnorm:
             break
         acc.copy_to_device(np.zeros(1))
-        _matvec_dot[blocks, threads](n, d_row_ptr, d_col_idx, d_values, p, ap, acc)
+        _matvec_dot.forall(n)(n, d_row_ptr, d_col_idx, d_values, p, ap, acc)
         alpha = rr / acc.copy_to_host()[0]
         acc.copy_to_device(np.zeros(1))
-        _update[blocks, threads](n, alpha, p, ap, d_x, r, acc)
+        _update.forall(n)(n, alpha, p, ap, d_x, r, acc)
         rr_new = acc.copy_to_host()[0]
-        _direction[blocks, threads](n, rr_new / rr, r, p)
+        _direction.forall(n)(n, rr_new / rr, r, p)
         rr = rr_new
     d_x.copy_to_host(x)

@@ -26,11 +26,8 @@ def cg(n, nnz, row_ptr, col_idx, values, b, x, tol, max_iter):
     d_b = gpuarray.to_gpu(np.ascontiguousarray(b))
     d_x = gpuarray.to_gpu(np.ascontiguousarray(x))
     ap = gpuarray.empty(n, dtype=np.float64)
-    block = 256
-    grid = ((n + block - 1) // block, 1)
-
     def apply(v, out):
-        _matvec(np.int32(n), d_row_ptr, d_col_idx, d_values, v, out, block=(block, 1, 1), grid=grid)
+        _matvec(np.int32(n), d_row_ptr, d_col_idx, d_values, v, out, block=(256, 1, 1), grid=((n + 255) // 256, 1))
 
     apply(d_x, ap)
     r = d_b - ap

@@ -15,7 +15,7 @@ void gemv(int m, int n, const double *A, const double *x, double *y) {
   // one team per row; the team's threads share the row's dot product
   Kokkos::parallel_for("gemv", TeamPolicy(m, Kokkos::AUTO), KOKKOS_LAMBDA(const TeamPolicy::member_type &team) {
     const int i = team.league_rank();
-    double sum = 0.0;
+    double sum;
     Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, n), [&](const int j, double &partial) {
       partial += d_A(i, j) * d_x(j);
     }, sum);

@@ -15,6 +15,5 @@ def gemv(m, n, A, x, y):
     d_A = cuda.to_device(A)
     d_x = cuda.to_device(x)
     d_y = cuda.device_array(m, dtype=y.dtype)
-    threads = 128
-    _gemv_kernel[(m + threads - 1) // threads, threads](m, n, d_A, d_x, d_y)
+    _gemv_kernel.forall(m)(m, n, d_A, d_x, d_y)
     d_y.copy_to_host(y)

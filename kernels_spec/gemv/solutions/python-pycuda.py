@@ -22,6 +22,5 @@ def gemv(m, n, A, x, y):
     d_A = gpuarray.to_gpu(np.ascontiguousarray(A))
     d_x = gpuarray.to_gpu(np.ascontiguousarray(x))
     d_y = gpuarray.empty(m, dtype=np.float64)
-    block = 128
-    _gemv(np.int32(m), np.int32(n), d_A, d_x, d_y, block=(block, 1, 1), grid=((m + block - 1) // block, 1))
+    _gemv(np.int32(m), np.int32(n), d_A, d_x, d_y, block=(128, 1, 1), grid=((m + 127) // 128, 1))
     y[:m] = d_y.get()

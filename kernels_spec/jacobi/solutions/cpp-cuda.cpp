@@ -30,8 +30,8 @@ void jacobi(int nx, int ny, int nz, const double *u, double *unew) {
   CUDA_CHECK(cudaMalloc(&d_unew, bytes));
   CUDA_CHECK(cudaMemcpy(d_u, u, bytes, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(d_unew, unew, bytes, cudaMemcpyHostToDevice));
-  const dim3 block(32, 8, 1);
-  const dim3 grid((nz + 31) / 32, (ny + 7) / 8, nx);
+  const dim3 block(16, 8, 1);
+  const dim3 grid((nz + 15) / 16, (ny + 7) / 8, nx);
   jacobi_kernel<<<grid, block>>>(nx, ny, nz, d_u, d_unew);
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaMemcpy(unew, d_unew, bytes, cudaMemcpyDeviceToHost));

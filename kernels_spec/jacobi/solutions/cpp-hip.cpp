@@ -30,8 +30,8 @@ void jacobi(int nx, int ny, int nz, const double *u, double *unew) {
   HIP_CHECK(hipMalloc(&d_unew, bytes));
   HIP_CHECK(hipMemcpy(d_u, u, bytes, hipMemcpyHostToDevice));
   HIP_CHECK(hipMemcpy(d_unew, unew, bytes, hipMemcpyHostToDevice));
-  const dim3 block(32, 8, 1);
-  const dim3 grid((nz + 31) / 32, (ny + 7) / 8, nx);
+  const dim3 block(16, 8, 1);
+  const dim3 grid((nz + 15) / 16, (ny + 7) / 8, nx);
   hipLaunchKernelGGL(jacobi_kernel, grid, block, 0, 0, nx, ny, nz, d_u, d_unew);
   HIP_CHECK(hipGetLastError());
   HIP_CHECK(hipMemcpy(unew, d_unew, bytes, hipMemcpyDeviceToHost));

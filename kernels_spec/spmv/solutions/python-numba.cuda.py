@@ -17,6 +17,5 @@ def spmv(n, nnz, row_ptr, col_idx, values, x, y):
     d_values = cuda.to_device(values)
     d_x = cuda.to_device(x)
     d_y = cuda.device_array(n, dtype=y.dtype)
-    threads = 128
-    _spmv_kernel[(n + threads - 1) // threads, threads](n, d_row_ptr, d_col_idx, d_values, d_x, d_y)
+    _spmv_kernel.forall(n)(n, d_row_ptr, d_col_idx, d_values, d_x, d_y)
     d_y.copy_to_host(y)

@@ -25,7 +25,5 @@ def spmv(n, nnz, row_ptr, col_idx, values, x, y):
     d_values = gpuarray.to_gpu(np.ascontiguousarray(values))
     d_x = gpuarray.to_gpu(np.ascontiguousarray(x))
     d_y = gpuarray.empty(n, dtype=np.float64)
-    block = 256
-    _spmv(np.int32(n), d_row_ptr, d_col_idx, d_values, d_x, d_y, block=(block, 1, 1),
-          grid=((n + block - 1) // block, 1))
+    _spmv(np.int32(n), d_row_ptr, d_col_idx, d_values, d_x, d_y, block=(256, 1, 1), grid=((n + 255) // 256, 1))
     y[:n] = d_y.get()
