@@ -93,14 +93,17 @@ class Evaluator:
         binding = binding or canonical_binding(spec, lang)
         base["variant"] = binding.variant
         if binding.error:
-            return Evaluation(verdict=Verdict.unbindable, evidence=binding.error, **base)
+            fault = "harness fault" in binding.error  # the binder crashed: not the suggestion's fault
+            return Evaluation(verdict=Verdict.infra_error if fault else Verdict.unbindable, evidence=binding.error,
+                              **base)
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
         except BindError as exc:
             return Evaluation(verdict=Verdict.unbindable, evidence=str(exc), **base)
         workdir = Path(tempfile.mkdtemp(prefix=f"hpceval-{spec.id}-{model.id}-"))
         try:
-            return self._build_and_run(workdir, files, spec, model, toolchain, code, base)
+            # The model checks read what is built: the bound function and what it uses, not unused siblings.
+            return self._build_and_run(workdir, files, spec, model, toolchain, binding.source or code, base)
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:

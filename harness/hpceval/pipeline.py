@@ -126,7 +126,7 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
         lang = catalog.languages[model.language]
         meta = json.loads(row["meta"] or "{}")
         code = row["code"] if meta.get("complete") else extract(row["text"], prompt, spec.function)
-        binding = choose_binding(code, spec, lang, prompt.style)
+        binding = choose_binding(code, spec, lang, prompt.style, model)
         key = evaluator.cache_key(code, spec, model, binding)
         store.link(run_id, row["prompt_id"], row["rank"], code, key, binding.model_dump_json() if binding else "")
         if store.has_evaluation(key):
