@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install hpceval and the CPU toolchains it drives on Debian/Ubuntu (run as root or with sudo).
-#   ./install.sh            toolchains + hpceval with the embedded local model, reports and tests
+#   ./install.sh            toolchains + hpceval with the embedded local model, reports, Docker SDK and tests
 #   ./install.sh --minimal  toolchains + hpceval only
 # llama-cpp-python is taken from ../shared/wheels when that folder exists, else compiled from source (~5 min).
 set -euo pipefail
@@ -9,9 +9,13 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 APT_PACKAGES=(
-  g++ gfortran make cmake            # OpenMP / OpenACC (gcc host fallback), Fortran
-  clang-16 libomp-16-dev clang-tools-16 libffi-dev   # OpenMP offload to an x86-64 device (a separate address space)
-  libtbb-dev                         # Numba's threading layer
+  g++ gfortran make cmake                              # OpenMP / OpenACC (gcc host fallback), Fortran, Kokkos build
+  clang-16 libomp-16-dev clang-tools-16 libffi-dev     # OpenMP offload to an x86-64 device (a separate address space)
+  libtbb-dev                                           # Numba's threading layer
+)
+[ "${1:-}" = "--minimal" ] || APT_PACKAGES+=(
+  chromium                                             # the HTML leaderboard test renders in headless Chromium
+  docker.io debootstrap                                # --executor docker and the offline image build
 )
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}" >/dev/null
