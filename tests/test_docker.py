@@ -185,7 +185,7 @@ def test_the_container_is_locked_down(tmp_path):
         echo "uid=$(id -u) gid=$(id -g)"
         grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status
         touch /rootfs-write 2>/dev/null && echo "root=rw" || echo "root=ro"
-        grep -E ' /w | /tmp ' /proc/mounts | cut -d' ' -f2,3
+        grep -E ' /w | /tmp ' /proc/mounts | cut -d' ' -f2,3,4
         echo "ifaces=$(ls /sys/class/net | tr '\\n' ' ')"
         echo "pids=$(cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max)"
         echo "mem=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max)"
@@ -203,7 +203,8 @@ def test_the_container_is_locked_down(tmp_path):
     assert re.search(r"CapEff:\s+0+\n", out) and re.search(r"CapBnd:\s+0+\n", out)
     assert re.search(r"NoNewPrivs:\s+1", out) and re.search(r"Seccomp:\s+2", out)
     assert "root=ro" in out
-    assert "/w tmpfs" in out and "/tmp tmpfs" in out
+    assert re.search(r"^/w tmpfs \S*size=1048576k,nr_inodes=65536", out, re.M), out
+    assert re.search(r"^/tmp tmpfs \S*size=524288k", out, re.M), out
     assert "ifaces=lo " in out
     assert "pids=64" in out and f"mem={512 * 2**20}" in out
     assert "quota=200000" in out  # OMP_NUM_THREADS=1 plus one core of headroom, per 100 ms period

@@ -48,6 +48,7 @@ SANDBOX_UID = 65534
 WORKDIR = "/w"
 KEEPALIVE_S = 300  # PID 1 sleeps wall_s + this, so a container outlives its command but never the harness by long
 LABEL = "org.hpceval.job"
+MAX_FILES = 65536  # files and directories per tmpfs (/w, /tmp)
 
 
 @dataclass(frozen=True)
@@ -273,7 +274,8 @@ class DockerExecutor(Executor):
         # threads that spin at barriers (measured: CG in Fortran 7.6 s instead of 4.7 s with 2 threads on 2 cores).
         cpus = min(os.cpu_count() or 1, max(1, int(env.get("OMP_NUM_THREADS", os.cpu_count() or 1))))
         disk_mb = getattr(limits, "disk_mb", max(1024, 4 * limits.file_size_mb))
-        tmpfs_opts = f"rw,exec,nosuid,nodev,uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755"
+        # nr_inodes bounds the number of files too (each one is copied back to the host's work dir)
+        tmpfs_opts = f"rw,exec,nosuid,nodev,uid={SANDBOX_UID},gid={SANDBOX_UID},mode=0755,nr_inodes={MAX_FILES}"
         mb = 1024 * 1024
         config = dict(
             network_mode="none", read_only=True, user=SANDBOX_USER, init=True, ipc_mode="private",
