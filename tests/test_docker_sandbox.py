@@ -76,9 +76,10 @@ def leftovers(marker: str, settle_s: float = 5.0) -> list[str]:
 
 
 def no_job_containers() -> bool:
-    out = subprocess.run(["docker", "ps", "-aq", "--filter", "label=org.hpceval.job"], capture_output=True,
-                         text=True).stdout
-    return not out.strip()
+    """No container of a finished job is left (warm, never-used ones, hpceval-warm-*, may wait for the next)."""
+    out = subprocess.run(["docker", "ps", "-a", "--format", "{{.Names}}", "--filter", "label=org.hpceval.job"],
+                         capture_output=True, text=True).stdout
+    return not [name for name in out.split() if name.startswith("hpceval-job-")]
 
 
 # ------------------------------------------------------------------------------------------------ network

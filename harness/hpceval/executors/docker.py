@@ -14,7 +14,8 @@ disk. The job's files go in as a tar stream through `docker exec tar -x`, the co
 the command created or changed in /w comes back as a tar stream that is unpacked into the host's work dir with
 tarfile's `data` filter (no absolute paths, no links out, no device files). The container's PID 1 is docker-init
 running `sleep`, so it reaps orphans and the container ends by itself even if the harness dies; at the wall-clock
-limit the whole container is killed, which ends every process the suggestion forked.
+limit the whole container is killed, which ends every process the suggestion forked. While a command runs, the
+next container of the same image and limits is started in the background (a warm, never-used one; see _WarmPool).
 
 Why tmpfs + copy instead of a bind mount of the host's work dir: with a bind mount a suggestion writes straight
 into the host's file system (a disk-filling suggestion fills the host's disk up to the file-size rlimit per file,
@@ -24,6 +25,7 @@ costs about 0.1 s per command for the small build units and case files here.
 
 from __future__ import annotations
 
+import atexit
 import io
 import os
 import signal
@@ -135,13 +137,74 @@ def _signal_name(code: int) -> str | None:
         return None
 
 
+class _WarmPool:
+    """One started, never-used container per configuration, made ready in the background while a job runs.
+
+    Creating and starting a container is about half of the executor's fixed cost per command. A warm container is
+    as fresh as a new one (nothing has run in it; files and environment come with each command), it is used once,
+    and it ends by itself after its keep-alive if nobody takes it.
+    """
+
+    def __init__(self, remove) -> None:
+        self.ready: dict[tuple, tuple[object, float]] = {}
+        self.pending: set[tuple] = set()
+        self.lock = threading.Lock()
+        self.remove = remove
+
+    def take(self, key: tuple):
+        with self.lock:
+            entry = self.ready.pop(key, None)
+        if entry is None:
+            return None
+        container, made = entry
+        try:
+            container.reload()
+            if container.status == "running" and time.monotonic() - made < KEEPALIVE_S / 2:
+                return container
+        except Exception:  # noqa: BLE001 - gone already: make a new one
+            return None
+        self.remove(container)
+        return None
+
+    def refill(self, key: tuple, make) -> None:
+        with self.lock:
+            if key in self.ready or key in self.pending:
+                return
+            self.pending.add(key)
+
+        def work() -> None:
+            try:
+                container = make("warm")
+            except Exception:  # noqa: BLE001 - the next command makes its own container
+                container = None
+            with self.lock:
+                self.pending.discard(key)
+                if container is not None and key not in self.ready:
+                    self.ready[key] = (container, time.monotonic())
+                    container = None
+            if container is not None:
+                self.remove(container)
+
+        threading.Thread(target=work, name="hpceval-docker-warm", daemon=True).start()
+
+    def close(self) -> None:
+        with self.lock:
+            entries = list(self.ready.values())
+            self.ready.clear()
+        for container, _ in entries:
+            self.remove(container)
+
+
 class DockerExecutor(Executor):
     name = "docker"
 
-    def __init__(self, images: dict[str, str] | None = None) -> None:
+    def __init__(self, images: dict[str, str] | None = None, warm: bool | None = None) -> None:
         from hpceval.images import docker_client
 
         self.client = docker_client()
+        self.warm = os.environ.get("HPCEVAL_DOCKER_WARM", "1") != "0" if warm is None else warm
+        self._pool = _WarmPool(self._remove)
+        atexit.register(self._pool.close)
         self.overrides = dict(images or {})
         self._resolved: dict[str, ResolvedImage] = {}
         self._probes: dict[str, tuple[str, bool]] = {}
@@ -314,14 +377,36 @@ class DockerExecutor(Executor):
         command = argv
         if not probing and not resolved.accelerator and self._probe(resolved)[1]:
             command = ["prlimit", f"--as={limits.address_space_mb * 1024 * 1024}", "--", *argv]
+        config = self._host_config(resolved, env, limits)
+        keepalive = int(limits.wall_s) + KEEPALIVE_S
+
+        def make(kind: str):
+            container = self.client.containers.create(
+                resolved.id, ["sleep", str(keepalive)], working_dir=WORKDIR, environment={"PATH": resolved.path},
+                hostname="sandbox", labels={LABEL: "1"}, auto_remove=True,
+                name=f"hpceval-{kind}-{uuid.uuid4().hex[:12]}", **config)
+            try:
+                container.start()
+            except BaseException:
+                self._remove(container)
+                raise
+            return container
+
+        key = (resolved.id, keepalive, repr(sorted(config.items())))
         container = None
         try:
             try:
-                container = self.client.containers.create(
-                    resolved.id, ["sleep", str(int(limits.wall_s) + KEEPALIVE_S)], working_dir=WORKDIR,
-                    environment=job_env, hostname="sandbox", labels={LABEL: "1"}, auto_remove=True,
-                    name=f"hpceval-{uuid.uuid4().hex[:12]}", **self._host_config(resolved, env, limits))
-                container.start()
+                if self.warm and not probing:
+                    container = self._pool.take(key)
+                    if container is not None:
+                        try:
+                            container.rename(f"hpceval-job-{uuid.uuid4().hex[:12]}")
+                        except docker.errors.APIError:
+                            pass  # only the name says it is in use
+                if container is None:
+                    container = make("job")
+                if self.warm and not probing:
+                    self._pool.refill(key, make)  # the next command of this configuration finds one started
                 if workdir is not None:
                     self._put(container, workdir)
             except docker.errors.APIError as exc:
@@ -330,7 +415,7 @@ class DockerExecutor(Executor):
             result = self._exec(container, command, job_env, limits)
             result.argv = argv
             if workdir is not None and not result.timed_out:
-                self._get(container, workdir, since=started - 1.0)
+                self._get(container, workdir, since=started - 0.05)
             return result
         finally:
             if container is not None:
