@@ -221,3 +221,15 @@ def test_env_cache_dir(monkeypatch, tmp_path):
 
     monkeypatch.setenv("HPCEVAL_CACHE", str(tmp_path / "c"))
     assert cache_dir() == tmp_path / "c" and os.path.isdir(tmp_path / "c")
+
+
+@pytest.mark.skipif(__import__("shutil").which("hipcc") is None, reason="hipcc not installed (apt-get install hipcc)")
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_hip_reference_builds_for_amd_with_hipcc(catalog, kernel, monkeypatch):
+    """The AMD route: Debian's hipcc compiles every HIP reference for gfx90a (nothing runs without an AMD GPU)."""
+    from hpceval.toolchains.hip import Hip
+
+    monkeypatch.setenv("HPCEVAL_HIP_PLATFORM", "amd")
+    spec, model, code = _reference(catalog, kernel, "cpp-hip")
+    result = build_only(code, spec, model, LocalExecutor(), toolchain=Hip())
+    assert result.returncode == 0, (result.stderr or result.stdout)[-2000:]

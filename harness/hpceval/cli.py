@@ -254,7 +254,7 @@ def doctor(
     """One row per programming model: toolchain found (version), can build here, can run here, how to get it."""
     from hpceval.spec import catalog
     from hpceval.toolchains import UnknownToolchain, get_toolchain
-    from hpceval.toolchains.cuda import nvidia_gpu
+    from hpceval.toolchains.cuda import nvidia_gpu, offload_compilers
     from hpceval.toolchains.hip import amd_gpu_arch
 
     cat = catalog()
@@ -280,14 +280,16 @@ def doctor(
         missing = "" if run_here == "yes" else (info.note + "; " if info.note else "") + info.how_to_get
         rows.append((m.id, m.toolchain, info.version or "–", build, run_here, missing.strip("; ")))
     header = ("model", "toolchain", "version", "build", "run", "how to get what is missing")
+    offload = ", ".join(offload_compilers()) or ("none (offload models use their CPU route: gcc host fallback, "
+                                                 "clang x86-64 offload)")
     if markdown:
-        print(f"GPU devices: {devices}\n")
+        print(f"GPU devices: {devices}  \nGPU offload compilers (OpenMP target / OpenACC): {offload}\n")
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for row in rows:
             print("| " + " | ".join(cell.replace("|", "\\|") or "–" for cell in row) + " |")
         return
-    console.print(f"GPU devices: {devices}", highlight=False)
+    console.print(f"GPU devices: {devices}\nGPU offload compilers (OpenMP target / OpenACC): {offload}", highlight=False)
     table = Table(*header)
     for row in rows:
         table.add_row(*row)

@@ -170,6 +170,27 @@ def nvcc_version() -> str:
     return tool_version([nvcc, "--version"], r"release (\d+\.\d+)").replace(nvcc, "nvcc") if nvcc else ""
 
 
+def offload_compilers() -> list[str]:
+    """Compilers here that offload OpenMP/OpenACC to a GPU (the offload models' GPU route; doctor lists them).
+
+    NVIDIA HPC SDK (nvc++/nvfortran -mp=gpu / -acc), GCC with an nvptx or amdgcn offload plugin (its mkoffload),
+    clang/flang with an nvptx or amdgcn OpenMP device runtime (libomptarget-*.bc).
+    """
+    import glob
+
+    found = [f"{exe} (-mp=gpu, -acc)" for exe in ("nvc++", "nvfortran") if shutil.which(exe)]
+    for mk in sorted(glob.glob("/usr/lib/gcc/*/*/accel/*/mkoffload")):
+        parts = Path(mk).parts
+        found.append(f"gcc {parts[-4]} -foffload={parts[-2]}")
+    for bc in sorted(glob.glob("/usr/lib/llvm-*/lib/libomptarget-*.bc")):
+        llvm = Path(bc).parts[3]
+        target = "nvptx64-nvidia-cuda" if "nvptx" in bc else "amdgcn-amd-amdhsa"
+        entry = f"clang++-{llvm.split('-')[-1]} -fopenmp-targets={target}"
+        if entry not in found:
+            found.append(entry)
+    return found
+
+
 # ---------------------------------------------------------------------------------------------- the probe
 
 
