@@ -56,7 +56,7 @@ def test_missing_and_infra_cells_render_distinctly():
     }
     report = SelftestReport(["k"], ["a", "b", "c", "d"], cells)
     row = report.to_markdown().split("| k |")[1].splitlines()[0]
-    assert [c.strip() for c in row.split("|")[:4]] == ["–", "infra_error", "REF FAIL wrong_result", "**1/2 50%**"]
+    assert [c.strip() for c in row.split("|")[:4]] == ["–", "infra_error", "REF FAIL wrong_result", "**✓ 1/2 50%**"]
     assert len(report.survivors) == 1 and "off-by-one" in str(report.survivors[0])
     assert not report.ok()
     del cells[("k", "c")], cells[("k", "d")]

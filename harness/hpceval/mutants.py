@@ -8,9 +8,17 @@ data-movement clause of an offload directive. A validator that accepts a mutant 
 Operators are general source-level rules per language, never special cases of a kernel or file. Sites
 (loop headers, subscripts, assignments, binary operators) are found with tree-sitter, so comments, strings and
 #include lines are never touched; directives (#pragma, !$omp/!$acc sentinels, numba decorators) are rewritten
-with regexes over their own text. Rules that would give mutants known to be equivalent are left out (an index
-expression symmetric in the swapped variables, `x * 1` -> `x / 1`, removing a variable from private() that
-the language makes private anyway, ...).
+with regexes over their own text. Rules that would give mutants known to be equivalent are left out:
+  * an index expression symmetric in the swapped variables (`A[i + j]`), `x * 1` -> `x / 1`, `x + 0` -> `x - 0`;
+  * removing from private() a variable the language makes private anyway (the loop variable of the associated
+    loop in C/C++, every do-loop variable in Fortran), and private() of OpenACC (scalars are firstprivate);
+  * the bound of a loop that also ends otherwise (a `break`/`exit` in its body, a second condition such as
+    `it < max_iter && r > tol`): it is only a safeguard, so changing it by one changes nothing;
+  * sites inside a branch taken only when a floating-point value is exactly zero (`if (bnorm == 0.0)`), a
+    degenerate input that random validation data never produces;
+  * arithmetic of addresses and index temporaries (`double *c = C + i*n`, `long c = (i*ny + j)*nz + k` used
+    as a subscript) is left to the index operators (swapped index), not to the arithmetic ones.
+Mutants whose text equals the original or an earlier mutant (whitespace ignored) are dropped.
 
     mutants = generate_mutants(code, "cpp")            # deduplicated, capped, every operator kind represented
     every = generate_mutants(code, "cpp", cap=None)     # all of them

@@ -147,8 +147,8 @@ class SelftestReport:
             return f"REF FAIL {verdict}", "bold red"
         ratio = cell.kill_ratio
         if ratio is None:
-            return "ref ok, 0 mutants", "yellow"
-        text = f"{cell.killed}/{cell.total} {ratio:.0%}"
+            return "✓ 0 mutants", "yellow"
+        text = f"✓ {cell.killed}/{cell.total} {ratio:.0%}"
         if cell.inconclusive:
             text += f" (+{cell.inconclusive} infra)"
         return text, "green" if ratio >= min_kill else "red"
@@ -157,7 +157,7 @@ class SelftestReport:
         killed, total = self.totals()
         table = Table(title=f"Mutation self-test: {killed}/{total} mutants killed"
                             f" ({killed / total if total else 0:.0%}) in {self.wall_s:.0f} s, {self.jobs} jobs",
-                      caption="cell: killed/total mutants (reference passed); – = no reference solution")
+                      caption="✓ reference correct, then killed/total mutants; – = no reference solution")
         table.add_column("kernel", style="bold")
         for model in self.models:
             table.add_column(model, justify="center")
@@ -181,7 +181,7 @@ class SelftestReport:
         killed, total = self.totals()
         lines = [f"## Mutation self-test: {killed}/{total} mutants killed "
                  f"({killed / total if total else 0:.0%}), {self.wall_s:.0f} s wall with {self.jobs} jobs", "",
-                 "Cell: killed/total mutants (reference passed); – = no reference solution; "
+                 "Cell: ✓ = the reference is correct, then killed/total mutants; – = no reference solution; "
                  "infra_error = toolchain unavailable; REF FAIL = the reference itself was rejected.", "",
                  "| kernel | " + " | ".join(self.models) + " |",
                  "|---|" + "---|" * len(self.models)]
@@ -200,6 +200,16 @@ class SelftestReport:
                 lines.append(f"- {c.kernel} × {c.model}: {ev.verdict.value if ev else c.status} — "
                              f"{(ev.evidence if ev else c.note)[:300]}")
         survivors = self.survivors
+        if survivors:
+            by_operator: dict[str, list[Survivor]] = {}
+            for cell in self.cells.values():
+                for o in cell.outcomes:
+                    if o.verdict == Verdict.correct:
+                        by_operator.setdefault(o.mutant.operator or o.mutant.kind, []).append(
+                            Survivor(cell.kernel, cell.model, o.mutant.kind, o.mutant.description, ""))
+            lines += ["", "### Survivors by operator", "", "| operator | survivors | models |", "|---|---|---|"]
+            for op, found in sorted(by_operator.items(), key=lambda kv: -len(kv[1])):
+                lines.append(f"| {op} | {len(found)} | {', '.join(sorted({f.model for f in found}))} |")
         lines += ["", f"### Surviving mutants ({len(survivors)})", ""]
         if not survivors:
             lines.append("None.")
