@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import shutil
 import statistics
 import tempfile
@@ -102,8 +103,7 @@ class Evaluator:
             return Evaluation(verdict=Verdict.unbindable, evidence=str(exc), **base)
         workdir = Path(tempfile.mkdtemp(prefix=f"hpceval-{spec.id}-{model.id}-"))
         try:
-            # The model checks read what is built: the bound function and what it uses, not unused siblings.
-            return self._build_and_run(workdir, files, spec, model, toolchain, binding.source or code, base)
+            return self._build_and_run(workdir, files, spec, model, toolchain, _checked_code(code, binding), base)
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
@@ -245,6 +245,15 @@ def _adjustments(toolchain, spec: KernelSpec, model: ProgrammingModel, code: str
     """A toolchain's per-suggestion changes (sizes, env, limits, timing), e.g. numba.cuda under the simulator."""
     adjust = getattr(toolchain, "job_adjustments", None)
     return adjust(spec, model, code) if adjust is not None else None
+
+
+def _checked_code(code: str, binding: Binding) -> str:
+    """What the model checks read: the bound function and what it uses (not unused sibling functions), plus the
+    suggestion's imports and includes (`import numpy as np` says which library `a * x + y` works with)."""
+    if not binding.source:
+        return code
+    header = [line for line in code.splitlines() if re.match(r"\s*(import\s|from\s+\S+\s+import\s|#\s*include\b)", line)]
+    return "\n".join(header) + "\n" + binding.source
 
 
 def _first_errors(result: ProcResult) -> str:

@@ -107,6 +107,7 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
             "name": p.name, "is_array": p.is_array, "ctype": _ctype(p, spec), "ftype": _ftype(p, spec),
             "size_expr": "*".join(f"({d})" for d in dims) or "1", "dims": ", ".join(dims),
             "colons": ",".join(":" for _ in dims), "inout": p.intent == "inout",
+            "output": p.is_output,
         })
     context = {"params": params, "call": _call(lang, binding), "function": binding.function,
                "returns": binding.returns, "hooks": hooks, "setup": binding.setup, "teardown": binding.teardown,
