@@ -102,8 +102,9 @@ def make_inputs(size, rng, dtype):
         "row_ptr": row_ptr.astype(np.int32),
         "col_idx": col_idx.astype(np.int32),
         "values": values.astype(dtype),
-        "b": rng.uniform(-1.0, 1.0, n).astype(dtype),
-        "x": np.zeros(n, dtype=dtype),  # the initial guess
+        "b": (rng.uniform(-1.0, 1.0, n) * 10.0 ** size.get("b_exp", 0)).astype(dtype),
+        # the initial guess: zeros, or random values (key `guess`) so that ignoring x0 is caught
+        "x": rng.uniform(-1.0, 1.0, n).astype(dtype) if size.get("guess", 0) else np.zeros(n, dtype=dtype),
         "tol": TOL,
         "max_iter": min(10 * n + 100, MAX_ITER_CAP),
     }
