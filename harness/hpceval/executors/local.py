@@ -91,7 +91,8 @@ def _hidden_ancestor(path: str) -> str | None:
 
 def _needed_paths(argv: list[str], env: dict[str, str]) -> set[str]:
     """Host paths the job reads: the Python environment and every absolute path in its argv and env."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
+             str(Path(__file__).resolve().parents[1])}  # the hpceval package (toolchain headers and probes)
     paths.update(site.getsitepackages())
     for text in [*argv, *env.values()]:
         # also inside flags such as -I/path, -L/path, -Wl,-rpath,/path
@@ -100,17 +101,21 @@ def _needed_paths(argv: list[str], env: dict[str, str]) -> set[str]:
 
 
 def _visibility_mounts(argv: list[str], env: dict[str, str]) -> list[str]:
-    """tmpfs over folders uid 65534 cannot traverse, with the paths the job needs bound back read-only."""
-    if not _as_root():
-        return []
+    """Bring back, read-only, the host paths a job needs that the jail would hide: paths under the private tmpfs
+    places (a checkout in /tmp), and, as root, paths under folders uid 65534 cannot traverse (which get a tmpfs)."""
+    needed = _needed_paths(argv, env)
     hidden: dict[str, set[str]] = {}
-    for path in _needed_paths(argv, env):
-        ancestor = _hidden_ancestor(path)
-        if ancestor and ancestor != path:
+    for path in needed:
+        place = next((p for p in PRIVATE_TMPFS if path.startswith(p + "/")), None)
+        ancestor = _hidden_ancestor(path) if _as_root() else None
+        if place:
+            hidden.setdefault(place, set()).add(path)
+        elif ancestor and ancestor != path:
             hidden.setdefault(ancestor, set()).add(path)
     flags: list[str] = []
     for ancestor, paths in sorted(hidden.items()):
-        flags += ["--tmpfsmount", ancestor]
+        if ancestor not in PRIVATE_TMPFS:  # those already have their tmpfs
+            flags += ["--tmpfsmount", ancestor]
         keep = sorted(p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths))
         for path in keep:
             flags += ["--bindmount_ro", path]
