@@ -6,13 +6,13 @@ executor) without the others noticing, and every record can be stored and replay
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """Ordered outcomes; each suggestion gets exactly one. infra_error is never the LLM's fault."""
 
     no_code = "no_code"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
-import sys
+import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +29,6 @@ from typing import Any
 import numpy as np
 
 from hpceval.contracts import Verdict
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 NAN = float("nan")
 VERDICTS = [v.value for v in Verdict]

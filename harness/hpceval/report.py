@@ -24,7 +24,7 @@ import tempfile
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -738,7 +738,7 @@ def build_report(runs: list[Path], out: Path, *, rubric: str | Path | Rubric | N
             fig_paths[stem] = path
             written.append(path)
     manifest = {"schema_version": SCHEMA_VERSION, "hpceval": __version__,
-                "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "generated": datetime.now(UTC).isoformat(timespec="seconds"),
                 "runs": [str(r) for r in runs], "ks": list(scores.ks), "bootstrap": {"n": n_boot, "seed": seed},
                 "rubric": scores.rubric.describe(), "baseline": BASELINE_TEXT,
                 "ceilings": scores.ceilings.to_dict("records"), "infra_error": scores.infra_errors,
