@@ -19,6 +19,7 @@ that clobbers an input is still caught):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hpceval.bind.mapping import Mapping
@@ -87,6 +88,29 @@ def _c_elem(p: SParam, spec: KernelSpec, role: Role) -> str:
     return t
 
 
+def _array_plans(m: Mapping, kr: KernelRoles, lang: str) -> dict[str, _Plan]:
+    """A conversion plan for every canonical array the suggestion takes (arrays it adds itself excluded)."""
+    plans: dict[str, _Plan] = {}
+    for p in m.fn.params:
+        role = m.assign.get(p.position)
+        if role is not None and role.is_array and not role.extra:
+            plans[role.name] = _Plan(m, kr, lang, p, role)
+    return plans
+
+
+def _leading_dims(plans: dict[str, _Plan], dim: Callable[[Role, int], str], column_major: bool) -> dict[str, str]:
+    """The leading dimension of each 2D array as the suggestion stores it (hp_k where padded): the row length in a
+    row-major language's natural layout, the column length in a column-major one; the other when transposed."""
+    lead: dict[str, str] = {}
+    for name, pl in plans.items():
+        if pl.rank == 2:
+            rows = "hp_k" if pl.pad[0] else dim(pl.role, 0)
+            cols = "hp_k" if pl.pad[1] else dim(pl.role, 1)
+            natural = pl.layout == "natural"
+            lead[name] = (rows if natural else cols) if column_major else (cols if natural else rows)
+    return lead
+
+
 def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
     spec = kr.spec
     g = Glue()
@@ -94,17 +118,8 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
     kokkos = bool(re.search(r"Kokkos|KOKKOS", m.fn.text))
     if merged is not None:
         g.setup.append(f"const int hp_k = std::max({{{', '.join(merged.merged)}}});")
-    lead: dict[str, str] = {}
-    plans: dict[str, _Plan] = {}
-    for p in m.fn.params:
-        role = m.assign.get(p.position)
-        if role is not None and role.is_array and not role.extra:
-            plans[role.name] = _Plan(m, kr, "cpp", p, role)
-    for name, pl in plans.items():
-        if pl.rank == 2:
-            rows = "hp_k" if pl.pad[0] else spec_dim(pl.role, 0)
-            cols = "hp_k" if pl.pad[1] else spec_dim(pl.role, 1)
-            lead[name] = rows if pl.layout != "natural" else cols
+    plans = _array_plans(m, kr, "cpp")
+    lead = _leading_dims(plans, spec_dim, column_major=False)
     for p in m.fn.params:
         role = m.assign.get(p.position)
         if role is None:
@@ -280,17 +295,8 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
     merged = m.merged
     if merged is not None:
         g.setup.append(f"hp_k = max({', '.join(_py_expr(s) for s in merged.merged)})")
-    plans: dict[str, _Plan] = {}
-    for p in m.fn.params:
-        role = m.assign.get(p.position)
-        if role is not None and role.is_array and not role.extra:
-            plans[role.name] = _Plan(m, kr, "python", p, role)
-    lead: dict[str, str] = {}
-    for name, pl in plans.items():
-        if pl.rank == 2:
-            rows = "hp_k" if pl.pad[0] else _py_expr(pl.role.shape[0])
-            cols = "hp_k" if pl.pad[1] else _py_expr(pl.role.shape[1])
-            lead[name] = rows if pl.layout != "natural" else cols
+    plans = _array_plans(m, kr, "python")
+    lead = _leading_dims(plans, lambda role, axis: _py_expr(role.shape[axis]), column_major=False)
     use_keywords = False
     for p in m.fn.params:
         role = m.assign.get(p.position)
@@ -420,17 +426,8 @@ def fortran_glue(m: Mapping, kr: KernelRoles) -> Glue:
     if merged is not None:
         g.decls.append("integer :: hp_k")
         g.setup.append(f"hp_k = max({', '.join(merged.merged)})")
-    plans: dict[str, _Plan] = {}
-    for p in m.fn.params:
-        role = m.assign.get(p.position)
-        if role is not None and role.is_array and not role.extra:
-            plans[role.name] = _Plan(m, kr, "fortran", p, role)
-    lead: dict[str, str] = {}
-    for name, pl in plans.items():
-        if pl.rank == 2:
-            rows = "hp_k" if pl.pad[0] else f"({pl.role.shape[0]})"
-            cols = "hp_k" if pl.pad[1] else f"({pl.role.shape[1]})"
-            lead[name] = cols if pl.layout != "natural" else rows
+    plans = _array_plans(m, kr, "fortran")
+    lead = _leading_dims(plans, lambda role, axis: f"({role.shape[axis]})", column_major=True)
     for p in m.fn.params:
         role = m.assign.get(p.position)
         if role is None:
@@ -581,17 +578,8 @@ def julia_glue(m: Mapping, kr: KernelRoles) -> Glue:
     merged = m.merged
     if merged is not None:
         pre.append(f"hp_k = max({', '.join(merged.merged)})")
-    plans: dict[str, _Plan] = {}
-    for p in m.fn.params:
-        role = m.assign.get(p.position)
-        if role is not None and role.is_array and not role.extra:
-            plans[role.name] = _Plan(m, kr, "julia", p, role)
-    lead: dict[str, str] = {}
-    for name, pl in plans.items():
-        if pl.rank == 2:
-            rows = "hp_k" if pl.pad[0] else f"({pl.role.shape[0]})"
-            cols = "hp_k" if pl.pad[1] else f"({pl.role.shape[1]})"
-            lead[name] = cols if pl.layout != "natural" else rows
+    plans = _array_plans(m, kr, "julia")
+    lead = _leading_dims(plans, lambda role, axis: f"({role.shape[axis]})", column_major=True)
     for p in m.fn.params:
         role = m.assign.get(p.position)
         if role is None:
