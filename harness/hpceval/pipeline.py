@@ -13,7 +13,6 @@ import platform
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -178,7 +177,3 @@ def run(config: RunConfig, catalog: Catalog, store: Store, backend: LLMBackend, 
 
 def default_jobs() -> int:
     return max(1, (os.cpu_count() or 1))
-
-
-def results_dir(path: str | os.PathLike) -> Path:
-    return Path(path).expanduser().resolve()
