@@ -37,11 +37,19 @@ _CLAUSE = re.compile(r"\b(\w+)\s*\(")
 
 @dataclass
 class Directive:
+    """One `#pragma omp|acc` / `!$omp|!$acc` line (continuations joined); [start, end) is the code it governs."""
+
     text: str
     start: int
     end: int
     is_compute: bool
     mentions: dict[str, set[str]] = field(default_factory=dict)
+    family: str = "omp"
+
+
+# Directives that govern no following statement.
+STANDALONE = {"update", "enter", "exit", "barrier", "flush", "declare", "wait", "cache", "routine", "taskwait",
+              "taskyield", "init", "shutdown", "set", "requires", "threadprivate", "end", "atomic", "section"}
 
 
 def _balanced(text: str, start: int, open_ch: str = "(", close_ch: str = ")") -> int:
@@ -57,14 +65,18 @@ def _balanced(text: str, start: int, open_ch: str = "(", close_ch: str = ")") ->
     return len(text)
 
 
+def clause_items(directive: str) -> list[tuple[str, str]]:
+    """(clause name, text inside its parentheses) for every clause with an argument list, in order."""
+    return [(m.group(1).lower(), directive[m.end():_balanced(directive, m.end() - 1) - 1])
+            for m in _CLAUSE.finditer(directive)]
+
+
 def _clauses(directive: str) -> dict[str, set[str]]:
     """variable -> set of mapping kinds ('to', 'from', 'tofrom', 'copyin', 'is_device_ptr', ...) in one directive."""
     mentions: dict[str, set[str]] = {}
-    for match in _CLAUSE.finditer(directive):
-        name = match.group(1).lower()
+    for name, body in clause_items(directive):
         if name not in MAPPING_CLAUSES:
             continue
-        body = directive[match.end():_balanced(directive, match.end() - 1) - 1]
         kind = name
         if name == "map":
             head, sep, rest = body.partition(":")
@@ -91,9 +103,10 @@ def _c_directives(code: str) -> list[Directive]:
         else:
             compute = bool(words) and words[0] in ("parallel", "kernels", "serial")
         end = match.end()
-        if compute:
+        if words and words[0] not in STANDALONE and not (len(words) > 1 and words[0] == "target" and
+                                                         words[1].startswith(("update", "enter", "exit"))):
             end = _c_region_end(code, match.end())
-        out.append(Directive(text, match.end(), end, compute, _clauses(text)))
+        out.append(Directive(text, match.end(), end, compute, _clauses(text), family))
     return out
 
 
@@ -137,28 +150,39 @@ def _fortran_directives(code: str) -> list[Directive]:
         else:
             compute = bool(words) and words[0] in ("parallel", "kernels", "serial")
         end = offsets[j + 1]
-        if compute:
-            end = _fortran_region_end(lines, offsets, j + 1, family, words[0])
-        out.append(Directive(text, offsets[j + 1], end, compute, _clauses(text)))
+        standalone = (words[0] if words else "end") in STANDALONE or (
+            len(words) > 1 and words[0] == "target" and words[1].startswith(("update", "enter", "exit")))
+        if not standalone:
+            end = _fortran_region_end(lines, offsets, j + 1, family, words)
+        out.append(Directive(text, offsets[j + 1], end, compute, _clauses(text), family))
         i = j + 1
     return out
 
 
-def _fortran_region_end(lines: list[str], offsets: list[int], first: int, family: str, construct: str) -> int:
-    """Up to the matching `!$... end <construct>`, else the end of the following do loop."""
-    closing = re.compile(rf"\s*!\${family}\s+end\s*{construct}\b", re.IGNORECASE)
+def directives(code: str, fortran: bool) -> list[Directive]:
+    """Every OpenMP/OpenACC directive of the code with the region it governs."""
+    return _fortran_directives(code) if fortran else _c_directives(code)
+
+
+def _fortran_region_end(lines: list[str], offsets: list[int], first: int, family: str, words: list[str]) -> int:
+    """A loop construct: the do loop that follows; a block construct: up to its `!$... end <construct>`."""
+    closing = re.compile(rf"\s*!\${family}\s+end\s*{words[0]}\b", re.IGNORECASE)
+    body = [k for k in range(first, len(lines)) if lines[k].strip() and not re.match(r"\s*!(?!\$)", lines[k])]
+    loop = {re.sub(r"\W.*", "", w) for w in words} & {"do", "loop", "simd", "distribute"}
+    if loop and body and re.match(r"\s*(\w+\s*:\s*)?do\b", lines[body[0]], re.IGNORECASE):
+        depth = 0
+        for k in range(body[0], len(lines)):
+            stripped = lines[k].strip().lower()
+            if re.match(r"(\w+\s*:\s*)?do\b", stripped):
+                depth += 1
+            elif re.match(r"end\s*do\b", stripped):
+                depth -= 1
+                if depth <= 0:
+                    return offsets[k + 1]
+        return offsets[-1]
     for k in range(first, len(lines)):
         if closing.match(lines[k]):
             return offsets[k]
-    depth = 0
-    for k in range(first, len(lines)):
-        stripped = lines[k].strip().lower()
-        if re.match(r"(\w+\s*:\s*)?do\b", stripped):
-            depth += 1
-        elif re.match(r"end\s*do\b", stripped):
-            depth -= 1
-            if depth <= 0:
-                return offsets[k + 1]
     return offsets[-1]
 
 
@@ -196,9 +220,9 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
     if re.search(r"requires\s+[^\n]*unified_shared_memory", code, re.IGNORECASE):
         return None
     fortran = lang.id == "fortran"
-    directives = _fortran_directives(code) if fortran else _c_directives(code)
+    found = directives(code, fortran)
     mentions: dict[str, set[str]] = {}
-    for d in directives:
+    for d in found:
         for var, kinds in d.mentions.items():
             mentions.setdefault(var, set()).update(kinds)
         if re.match(r"\s*update\b", d.text, re.IGNORECASE):  # `update from(y)` / `update self(y)` bring data back
@@ -209,7 +233,7 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
                     mentions[var].add("copyin")
     pointers = set() if fortran else _c_pointers(code)
     parameters = _parameters(code, fortran)
-    for d in (d for d in directives if d.is_compute):
+    for d in (d for d in found if d.is_compute):
         region = code[d.start:d.end]
         if fortran:
             accessed = {n.lower() for n in re.findall(r"\b([A-Za-z_]\w*)\s*\(", region)}
