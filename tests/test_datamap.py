@@ -2,7 +2,8 @@
 
 import pytest
 
-from hpceval.datamap import data_mapping_problem
+from hpceval.datamap import data_mapping_problem, section_problem
+from hpceval.validate import strip_comments, validation_cases
 
 SOUND_CPP = {
     "explicit maps": """
@@ -194,3 +195,99 @@ def test_unmapped_output_gets_wrong_result_end_to_end(catalog, evaluator):
     result = evaluator.evaluate(code, catalog.kernels["axpy"], catalog.models["cpp-openmp-offload"])
     assert result.verdict == "wrong_result"
     assert "never mapped" in result.evidence
+
+
+# ---------------------------------------------------------------------------------------------- array sections
+SECTIONS_SOUND = {
+    "whole arrays": ("axpy", """
+void saxpy(int n, float a, const float *x, float *y) {
+#pragma acc parallel loop copyin(x[0:n]) copy(y[0:n])
+  for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}""", None),
+    "two halves and a local size": ("axpy", """
+void saxpy(int n, float a, const float *x, float *y) {
+  const int half = n / 2;
+#pragma acc data copyin(x[0:half]) copyin(x[half:n - half]) copy(y[0:n])
+  {
+#pragma acc parallel loop
+    for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+  }
+}""", None),
+    "renamed parameters": ("axpy", """
+void saxpy(int len, float a, const float *in, float *out) {
+#pragma omp target teams distribute parallel for map(to: in[0:len]) map(tofrom: out[0:len])
+  for (int i = 0; i < len; ++i) out[i] = a * in[i] + out[i];
+}""", {"len": "n", "a": "a", "in": "x", "out": "y"}),
+    "jacobi: only the interior planes of unew travel": ("jacobi", """
+void jacobi(int nx, int ny, int nz, const double *u, double *unew) {
+  const long n = (long)nx * ny * nz, plane = (long)ny * nz;
+#pragma acc parallel loop collapse(3) copyin(u[0:n]) copy(unew[plane:n - 2 * plane])
+  for (int i = 1; i < nx - 1; ++i)
+    for (int j = 1; j < ny - 1; ++j)
+      for (int k = 1; k < nz - 1; ++k) {
+        const long c = ((long)i * ny + j) * nz + k;
+        unew[c] = (u[c - plane] + u[c + plane] + u[c - nz] + u[c + nz] + u[c - 1] + u[c + 1]) / 6.0;
+      }
+}""", None),
+    "a size the rules cannot evaluate": ("axpy", """
+int length(int n);
+void saxpy(int n, float a, const float *x, float *y) {
+#pragma acc parallel loop copyin(x[0:length(n)]) copy(y[0:n])
+  for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}""", None),
+}
+
+SECTIONS_SHORT = {
+    "input one short": ("axpy", """
+void saxpy(int n, float a, const float *x, float *y) {
+#pragma acc parallel loop copyin(x[0:n - 1]) copy(y[0:n])
+  for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}""", "x[0:n - 1]: 1 of the"),
+    "output copied back in part": ("gemv", """
+void gemv(int m, int n, const double *A, const double *x, double *y) {
+#pragma omp target teams distribute parallel for map(to: A[0:(long)m * n], x[0:n]) map(from: y[0:m / 2])
+  for (int i = 0; i < m; ++i) {
+    double s = 0.0;
+    for (int j = 0; j < n; ++j) s += A[(long)i * n + j] * x[j];
+    y[i] = s;
+  }
+}""", "elements of y that the kernel writes lie outside"),
+    "CSR row pointer without its last entry": ("spmv", """
+void spmv(int n, int nnz, const int *row_ptr, const int *col_idx, const double *values, const double *x, double *y) {
+#pragma acc parallel loop copyin(row_ptr[0:n], col_idx[0:nnz], values[0:nnz], x[0:n]) copyout(y[0:n])
+  for (int i = 0; i < n; ++i) {
+    double s = 0.0;
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) s += values[k] * x[col_idx[k]];
+    y[i] = s;
+  }
+}""", "row_ptr[0:n]: 1 of the"),
+}
+
+
+def _section_check(catalog, kernel, code, mapping):
+    spec = catalog.kernels[kernel]
+    return section_problem(code, catalog.languages["cpp"], spec, validation_cases(spec, 7), mapping)
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS_SOUND))
+def test_sections_that_cover_the_footprint_pass(catalog, name):
+    kernel, code, mapping = SECTIONS_SOUND[name]
+    assert _section_check(catalog, kernel, code, mapping) is None
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS_SHORT))
+def test_short_sections_are_found(catalog, name):
+    kernel, code, expected = SECTIONS_SHORT[name]
+    assert expected in (_section_check(catalog, kernel, code, None) or "")
+
+
+def test_no_reference_section_is_short(catalog):
+    lang = catalog.languages["cpp"]
+    checked = 0
+    for spec in catalog.kernels.values():
+        cases = validation_cases(spec, 7)
+        for model in ("cpp-openacc", "cpp-openmp-offload"):
+            path = spec.folder / "solutions" / f"{model}.cpp"
+            assert section_problem(strip_comments(path.read_text(), lang), lang, spec, cases) is None, path
+            checked += 1
+    assert checked == 12

@@ -22,7 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hpceval.spec import Language
+import numpy as np
+
+from hpceval.spec import Language, eval_expr
 
 NO_TRANSFER_TYPES = {"create", "alloc", "pcreate", "present_or_create", "release", "delete", "no_create"}
 FROM_TYPES = {"from", "tofrom", "copy", "copyout", "pcopy", "pcopyout", "present_or_copy", "present_or_copyout",
@@ -262,4 +264,155 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
             if not kinds & (FROM_TYPES | {"tofrom"}):
                 return (f"{name} is written inside an offload region but only mapped {'/'.join(sorted(kinds))}: "
                         f"on a GPU the result would never be copied back to the host")
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ array sections
+TO_TRANSFERS = {"to", "tofrom", "copy", "copyin", "pcopy", "pcopyin", "present_or_copy", "present_or_copyin", "device"}
+FROM_TRANSFERS = {"from", "tofrom", "copy", "copyout", "pcopy", "pcopyout", "present_or_copy", "present_or_copyout",
+                  "self", "host"}
+_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|short|size_t|std::size_t|"
+                   r"ptrdiff_t|u?int(?:32|64)_t|unsigned)\s*\)")
+_C_LOCAL = re.compile(r"\b(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|size_t|std::size_t|auto|"
+                      r"ptrdiff_t|u?int(?:32|64)_t|unsigned)\s+([A-Za-z_]\w*)\s*=\s*([^;,{}]+);")
+
+
+@dataclass
+class Section:
+    """One array item of a data clause: `x[lo:len]` (C) with the clause's transfer kind."""
+
+    var: str
+    kind: str
+    lo: str
+    length: str
+    text: str
+
+
+def _map_kind(body: str) -> tuple[str, str]:
+    head, sep, rest = body.partition(":")
+    if sep and re.fullmatch(r"[\w\s,]*", head):
+        words = [w for w in re.split(r"[\s,]+", head.strip().lower()) if w and w not in ("always", "close", "present")]
+        return (words[-1] if words else "tofrom"), rest
+    return "tofrom", body
+
+
+def _split_items(body: str) -> list[str]:
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            items.append(body[start:i])
+            start = i + 1
+    return [*items, body[start:]]
+
+
+def _c_sections(found: list[Directive]) -> tuple[list[Section], set[tuple[str, str]]]:
+    """Every sectioned array item of the data clauses, and (var, kind) of items without a section."""
+    sections, whole = [], set()
+    for d in found:
+        for clause, body in clause_items(d.text):
+            if clause not in MAPPING_CLAUSES:
+                continue
+            kind, body = _map_kind(body) if clause == "map" else (clause, body)
+            for item in _split_items(body):
+                m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)", item)
+                if not m:
+                    continue
+                var, brackets = m.group(1).lower(), re.findall(r"\[([^\]]*)\]", m.group(2))
+                if len(brackets) == 1 and ":" in brackets[0]:
+                    lo, _, length = brackets[0].partition(":")
+                    sections.append(Section(var, kind, lo.strip() or "0", length.strip(), item.strip()))
+                else:
+                    whole.add((var, kind))
+    return sections, whole
+
+
+def _c_value(expr: str, values: dict[str, int]) -> int | None:
+    """An integer C expression of known names (casts dropped, `/` as integer division), or None."""
+    import ast
+
+    text = re.sub(r"static_cast\s*<[^>]*>", "", _CAST.sub("", expr)).strip()
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: int(a / b), ast.FloorDiv: lambda a, b: int(a / b), ast.Mod: lambda a, b: a % b}
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name) and node.id.lower() in values:
+            return values[node.id.lower()]
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            v = value(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](value(node.left), value(node.right))
+        raise ValueError(ast.dump(node))
+
+    try:
+        return value(tree.body)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _c_locals(code: str, values: dict[str, int]) -> dict[str, int]:
+    """Integer locals defined once from known values (`const long n = (long)nx * ny * nz;`)."""
+    out = dict(values)
+    for m in _C_LOCAL.finditer(code):
+        name = m.group(1).lower()
+        if name in out or len(re.findall(rf"\b{name}\s*(?:[-+*/]?=(?!=)|\+\+|--)", code, re.IGNORECASE)) != 1:
+            continue
+        v = _c_value(m.group(2), out)
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def section_problem(code: str, lang: Language, spec, cases, mapping: dict[str, str] | None = None) -> str | None:
+    """C/C++ array sections that miss elements the kernel reads (to-transfers) or writes (from-transfers).
+
+    On a shared-memory CPU route `copyin(x[0:n-1])` goes unnoticed; on a GPU the last element is never copied
+    to the device. Each case's scalars give the sections' extents; the spec's footprints (Param.reads/writes)
+    say which elements must travel. Only suggestion parameters bound to a canonical array are checked, and an
+    array that any clause names without a section, or whose section the rules cannot evaluate, is skipped.
+    (Fortran clauses name whole arrays in the references and are not checked.)
+    """
+    if lang.id == "fortran" or re.search(r"requires\s+[^\n]*unified_shared_memory", code, re.IGNORECASE):
+        return None
+    sections, whole = _c_sections(_c_directives(code))
+    if not sections:
+        return None
+    names = {k.lower(): v.lower() for k, v in (mapping or {}).items()}
+    arrays = {p.name.lower(): p for p in spec.params if p.is_array}
+    for case in cases:
+        scalars = {p.name.lower(): int(case.inputs[p.name]) for p in spec.params if not p.is_array}
+        scalars |= {k: scalars[v] for k, v in names.items() if v in scalars}
+        values = _c_locals(code, scalars)
+        for var in sorted({s.var for s in sections}):
+            param = arrays.get(names.get(var, var))
+            if param is None or (mapping and var not in names):
+                continue
+            shape = tuple(int(eval_expr(e, case.inputs)) for e in param.shape)
+            for access, kinds, where in (("reads", TO_TRANSFERS, "copied to the device"),
+                                         ("writes", FROM_TRANSFERS, "copied back to the host")):
+                moved = [s for s in sections if s.var == var and s.kind in kinds]
+                if not moved or any((var, k) in whole for k in kinds):
+                    continue
+                need = param.footprint(access, shape).ravel()
+                covered = np.zeros(need.size, dtype=bool)
+                for s in moved:
+                    lo, length = _c_value(s.lo, values), _c_value(s.length, values)
+                    if lo is None or length is None:
+                        break
+                    covered[max(lo, 0):max(min(lo + length, need.size), 0)] = True
+                else:
+                    missing = np.flatnonzero(need & ~covered)
+                    if missing.size:
+                        verb = "reads" if access == "reads" else "writes"
+                        return (f"{', '.join(s.text for s in moved)}: {missing.size} of the {need.sum()} elements of "
+                                f"{var} that the kernel {verb} lie outside (first: index {missing[0]}, case "
+                                f"{case.label}); on a GPU they are never {where}")
     return None

@@ -48,6 +48,11 @@ class Param(BaseModel):
     intent: Literal["in", "out", "inout"] = "in"
     shape: list[str] = Field(default_factory=list, description="size expressions; empty for scalars")
     doc: str = ""
+    # Which elements the kernel must read / write, as a NumPy boolean expression over `idx` (np.indices of the
+    # shape) and `shape`; None = every element (reads for in/inout, writes for out/inout). The offload section
+    # check (datamap.section_problem) compares the data clauses' array sections with these footprints.
+    reads: str | None = None
+    writes: str | None = None
 
     @property
     def is_array(self) -> bool:
@@ -56,6 +61,15 @@ class Param(BaseModel):
     @property
     def is_output(self) -> bool:
         return self.intent in ("out", "inout")
+
+    def footprint(self, access: Literal["reads", "writes"], shape: tuple[int, ...]) -> np.ndarray:
+        """Boolean mask of the elements the kernel must read or write, over the canonical shape."""
+        expr = getattr(self, access)
+        if expr is None:
+            touched = self.intent != "out" if access == "reads" else self.is_output
+            return np.full(shape, touched, dtype=bool)
+        mask = eval_expr(expr, {"idx": tuple(np.indices(shape)), "shape": shape})
+        return np.broadcast_to(np.asarray(mask, dtype=bool), shape)
 
 
 class Sizes(BaseModel):
