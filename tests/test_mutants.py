@@ -3,6 +3,8 @@ are never touched, equivalent mutants are avoided, duplicates are dropped and th
 
 from __future__ import annotations
 
+import ast
+import re
 import textwrap
 from pathlib import Path
 
@@ -403,3 +405,210 @@ def test_bounds_fold_constants():
     obo = texts(code, "python", "off-by-one")
     assert code.replace("y[1 : n + 1]", "y[1 : n]") in obo
     assert code.replace("range(1, n - 1)", "range(1, n - 2)") in obo
+
+
+# ---------------------------------------------------------------------------------------------- GPU launches
+
+CUDA_LAUNCH = textwrap.dedent("""\
+    __global__ void k(int n, double *x) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) x[i] = 2.0 * x[i];
+    }
+    void run(int m, int n, int nx, int ny, int nz, double *x) {
+      const int grid = (n + 255) / 256;
+      k<<<grid, 256>>>(n, x);
+      const dim3 grid3((nz + 15) / 16, (ny + 7) / 8, nx);
+      hipLaunchKernelGGL(k, grid3, dim3(16, 8, 1), 0, 0, n, x);
+      const int rows_per_block = 8;
+      const int rows = (m + rows_per_block - 1) / rows_per_block;
+      hipLaunchKernelGGL(k, dim3(rows), dim3(256), 0, 0, m, x);
+    }
+    """)
+
+
+def test_cuda_launch_overprovisioning_is_not_a_mutant():
+    found = texts(CUDA_LAUNCH, "cpp")
+    for bigger in ("(n + 255) * 256", "(nz + 15) * 16", "(ny + 7) * 8", "(m + rows_per_block - 1) * rows_per_block",
+                   "(m + rows_per_block) / rows_per_block", "(m + rows_per_block + 1) / rows_per_block"):
+        assert not any(bigger in t for t in found), bigger  # only more threads: equivalent (the kernel bound-checks)
+    for smaller in ("(n) / 256", "(n - 255) / 256", "(255) / 256", "(nz - 15) / 16", "(ny) / 8",
+                    "(m - 1) / rows_per_block", "(m - rows_per_block - 1) / rows_per_block"):
+        assert any(smaller in t for t in found), smaller  # fewer threads for awkward sizes: a real bug, kept
+    assert replaced(CUDA_LAUNCH, "2.0 * x[i]", "2.0 / x[i]") in found  # the kernel itself is mutated as before
+
+
+def test_grid_variable_with_other_uses_is_mutated():
+    # `blocks` also sizes an allocation: a bigger value is not known to be harmless, so the mutant stays
+    code = textwrap.dedent("""\
+        void run(int n, double *x, double *partial) {
+          int blocks = (n + 255) / 256;
+          cudaMalloc(&partial, blocks * sizeof(double));
+          k<<<blocks, 256>>>(n, x, partial);
+        }
+        """)
+    assert replaced(code, "(n + 255) / 256", "(n + 255) * 256") in texts(code, "cpp", "arithmetic")
+
+
+NUMBA_LAUNCH = textwrap.dedent("""\
+    from numba import cuda
+
+
+    @cuda.jit
+    def k(n, x):
+        i = cuda.grid(1)
+        if i < n:
+            x[i] = 2.0 * x[i]
+
+
+    def run(n, x):
+        threads = 256
+        blocks = (n + threads - 1) // threads
+        k[blocks, threads](n, x)
+    """)
+
+
+def test_numba_swapped_launch_configuration_is_not_a_mutant():
+    assert not any("k[threads, blocks]" in t for t in texts(NUMBA_LAUNCH, "python"))
+    assert replaced(NUMBA_LAUNCH, "2.0 * x[i]", "2.0 / x[i]") in texts(NUMBA_LAUNCH, "python", "arithmetic")
+    # a kernel that depends on its block's shape (shared memory, barriers): exchanging grid and block is a bug
+    shaped = NUMBA_LAUNCH.replace("    i = cuda.grid(1)\n", "    i = cuda.grid(1)\n    cuda.syncthreads()\n")
+    assert replaced(shaped, "k[blocks, threads]", "k[threads, blocks]") in texts(shaped, "python", "swapped-index")
+
+
+def test_python_launch_extents():
+    code = textwrap.dedent("""\
+        import math
+
+        import cupy as cp
+
+        _k = cp.RawKernel("", "k")
+
+
+        def run(n, x, d_x, f):
+            blocks = math.ceil(n / 256)
+            _k((blocks,), (256,), (n, d_x))
+            threads = 128
+            nb = (n + threads - 1) // threads
+            f(x, block=(threads, 1, 1), grid=(nb, 1))
+            other = math.ceil(n / 256)
+            print(other)
+        """)
+    found = texts(code, "python")
+    assert not any("math.ceil(n * 256)\n    _k" in t for t in found)  # CuPy RawKernel grid: only bigger
+    assert replaced(code, "math.ceil(n / 256)", "math.ceil(n * 256)") in found  # not a launch: kept
+    assert not any("nb = (n + threads) // threads" in t or "nb = (n + threads + 1) // threads" in t for t in found)
+    assert any("nb = (n - 1) // threads" in t for t in found)  # pyCUDA grid=: fewer threads, kept
+    assert any("nb = (n - threads - 1) // threads" in t for t in found)
+
+
+@pytest.mark.parametrize("before, after, bigger", [
+    ("(n + 255) / 256", "(n + 255) * 256", True),
+    ("(m + b - 1) / b", "(m + b) / b", True),
+    ("(m + b - 1) / b", "(m + b + 1) / b", True),
+    ("(size_t)(n + 255u) / 256", "(size_t)(n + 255u) * 256", True),
+    ("math.ceil(n / 256)", "math.ceil(n * 256)", True),
+    ("(n + 255) / 256", "n / 256", False),
+    ("(n + 255) / 256", "(n - 255) / 256", False),
+    ("(n + 255) / 256", "(n + 255) - 256", False),  # more for large n, none at all for n = 1
+    ("(m + t[0] - 1) // t[0]", "(m - 1) // t[0]", False),
+    ("(n + 255) / 256", "f(n) / 256", False),  # unknown function: not analysed, kept
+])
+def test_only_enlarges(before, after, bigger):
+    from hpceval.mutants import _only_enlarges
+
+    assert _only_enlarges(before, after, c_division=True) is bigger
+
+
+# ---------------------------------------------------------------------------------------------- CUDA C in Python strings
+
+PYCUDA = textwrap.dedent('''\
+    import numpy as np
+    from pycuda.compiler import SourceModule
+
+    _module = SourceModule("""
+    __global__ void saxpy(int n, float a, const float *x, float *y) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) {
+            y[i] = a * x[i] + y[i];
+        }
+    }
+    """)
+    _saxpy = _module.get_function("saxpy")
+
+
+    def saxpy(n, a, x, y):
+        _saxpy(np.int32(n), np.float32(a), x, y, block=(256, 1, 1), grid=((n + 255) // 256, 1))
+    ''')
+
+
+def test_pycuda_source_module_is_mutated():
+    found = generate_mutants(PYCUDA, "python", cap=None)
+    for kind, new in [("dropped-term", "y[i] = y[i];"), ("dropped-term", "y[i] = a * x[i];"),
+                      ("arithmetic", "y[i] = a * x[i] - y[i];"), ("arithmetic", "y[i] = a / x[i] + y[i];"),
+                      ("zeroed-output", "y[i] = 0;")]:
+        assert replaced(PYCUDA, "y[i] = a * x[i] + y[i];", new) in texts(PYCUDA, "python", kind)
+    m = next(m for m in found if m.kind == "zeroed-output")
+    assert m.line == 8 and m.description == "zeroed output: `y[i] = a * x[i] + y[i];` -> `y[i] = 0;` at line 8"
+    assert m.diff(PYCUDA).splitlines() == ["-        y[i] = a * x[i] + y[i];", "+        y[i] = 0;"]
+    for m in found:
+        ast.parse(m.code)  # still a Python file: only the string's contents changed
+        head, _, tail = m.code.partition('"""')
+        assert head == PYCUDA.partition('"""')[0] and tail.rpartition('"""')[2] == PYCUDA.rpartition('"""')[2]
+
+
+def test_cuda_source_through_variable_and_elementwise_kernel():
+    via_variable = textwrap.dedent('''\
+        from pycuda.compiler import SourceModule
+
+        _SRC = r"""
+        __global__ void scale(int n, double *x) {
+            for (int i = threadIdx.x; i < n; i += blockDim.x) x[i] = 2.0 * x[i];
+        }
+        """
+        _mod = SourceModule(_SRC % (), options=["-O3"])
+        ''')
+    found = texts(via_variable, "python")
+    assert replaced(via_variable, "i < n;", "i <= n;") in found
+    assert replaced(via_variable, "2.0 * x[i]", "2.0 / x[i]") in found
+    elementwise = textwrap.dedent('''\
+        import cupy as cp
+
+        _rows = cp.ElementwiseKernel(
+            "raw int32 ptr, raw float64 v",
+            "float64 y",
+            """
+            double s = 0.0;
+            for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += v[k];
+            y = s;
+            """,
+            "rows",
+        )
+        ''')
+    found = generate_mutants(elementwise, "python", cap=None)
+    codes = [m.code for m in found]
+    assert replaced(elementwise, "k < ptr[i + 1]", "k <= ptr[i + 1]") in codes
+    assert replaced(elementwise, "y = s;", "y = 0;") in codes  # an output parameter, assigned by name
+    assert replaced(elementwise, "double s = 0.0;", "double s = 1.0;") in codes
+    assert all("__hpceval" not in c for c in codes) and all(ast.parse(c) for c in codes)
+    assert {m.line for m in found if "y = 0;" in m.code} == {9}
+    fstring = 'from pycuda.compiler import SourceModule\nm = SourceModule(f"__global__ void k(double *x) {{ x[0] = 2.0 * x[0]; }}")\n'
+    assert texts(fstring, "python") == []  # interpolated: the C text is not known
+
+
+GPU_MODELS = {"cpp-cuda": "cpp", "cpp-hip": "cpp", "python-cupy": "python", "python-pycuda": "python",
+              "python-numba.cuda": "python"}
+
+
+@pytest.mark.parametrize("path", sorted(p for p in KERNELS.glob("*/solutions/*") if p.stem in GPU_MODELS),
+                         ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_gpu_reference_solutions(path):
+    code = path.read_text()
+    found = generate_mutants(code, GPU_MODELS[path.stem], cap=None)
+    if path.stem == "python-pycuda":  # the kernel in the SourceModule string is mutated
+        closing = code.count("\n", 0, code.rindex('"""')) + 1
+        assert len(found) >= 6 and any(m.line < closing for m in found)
+    for m in found:
+        if path.suffix == ".py":
+            ast.parse(m.code)
+        assert not re.search(r"\[\s*threads\s*,\s*blocks\s*\]|\+ \d+\) \* \d+", "\n".join(changed_lines(code, m))), \
+            m.description  # over-provisioned launches are equivalent mutants

@@ -17,8 +17,24 @@ with regexes over their own text. Rules that would give mutants known to be equi
   * sites inside a branch taken only when a floating-point value is exactly zero (`if (bnorm == 0.0)`), a
     degenerate input that random validation data never produces;
   * arithmetic of addresses and index temporaries (`double *c = C + i*n`, `long c = (i*ny + j)*nz + k` used
-    as a subscript) is left to the index operators (swapped index), not to the arithmetic ones.
+    as a subscript) is left to the index operators (swapped index), not to the arithmetic ones;
+  * mutants that can only over-provision a GPU launch. A kernel launched with a rounded-up (ceil-division) grid
+    must bound-check its global index (`if (i < n)`), so extra blocks do nothing: a mutant of a grid dimension
+    that is never smaller than the original's for any positive sizes (`(n + 255) / 256` -> `(n + 255) * 256`,
+    `(m + b - 1) / b` -> `(m + b) / b`) is equivalent, and so is exchanging the grid and block of a launch
+    (`k[blocks, threads]` -> `k[threads, blocks]`: grid*block stays the same in every dimension) unless the
+    kernel depends on the block's shape (shared memory, barriers, warp shuffles). Grid dimensions are the grid
+    argument of `k<<<grid, block>>>`, `hipLaunchKernelGGL(k, grid, block, ...)`, `cudaLaunchKernel`, numba
+    `k[grid, block](...)`, pyCUDA `k(..., grid=...)` and CuPy RawKernel `k(grid, block, args)`, split into
+    dim3/tuple components, followed into variables (`dim3 grid(...)`, `blocks = ...`) used only as such grids.
+    Whether a mutant only enlarges is decided by evaluating both dimension expressions on many positive sizes,
+    small ones included; mutants that can give fewer threads (`(n + 255) / 256` -> `n / 256`, `+` -> `-`) are
+    real bugs that awkward sizes expose, and are kept.
 Mutants whose text equals the original or an earlier mutant (whitespace ignored) are dropped.
+
+CUDA C source held in Python string literals (pyCUDA `SourceModule("...")`, CuPy `RawKernel`/`RawModule` code and
+`ElementwiseKernel` operations, directly or through a variable) is mutated with the C++ operators; the mutant is the
+whole Python file with the string edited in place.
 
     mutants = generate_mutants(code, "cpp")            # deduplicated, capped, every operator kind represented
     every = generate_mutants(code, "cpp", cap=None)     # all of them
@@ -26,8 +42,11 @@ Mutants whose text equals the original or an earlier mutant (whitespace ignored)
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import difflib
 import itertools
+import math
 import random
 import re
 from collections.abc import Iterable, Iterator
@@ -185,6 +204,8 @@ def _short(text: str, limit: int = 70) -> str:
 _ZERO = re.compile(r"^[+]?(?:0+\.?0*|\.0+)(?:[eEdD][+-]?\d+)?(?:_\w+)?[fFlLuU]*$")
 _ONE = re.compile(r"^[+]?(?:0*1\.?0*)(?:[eEdD][+-]?0+)?(?:_\w+)?[fFlLuU]*$")
 _INT = re.compile(r"^-?\d+$")
+_C_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|short|size_t|"
+                     r"std::size_t|ptrdiff_t|std::ptrdiff_t|u?int(?:32|64)_t|unsigned)\s*\)")
 _DIRECTIVE_KEYWORDS = ("omp", "acc")
 
 
@@ -212,6 +233,8 @@ class _Analyzer:
         self.all_nodes = list(_walk(self.root))
         self._index_ranges: list[tuple[int, int]] | None = None
         self._temporaries: list[tuple[Node, list[Node]]] | None = None
+        self._grid_dims: list[tuple[int, int]] | None = None
+        self._launch_spans: list[tuple[tuple[int, int], tuple[int, int] | None]] | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -483,8 +506,7 @@ class _Analyzer:
         exprs = []
         for t in texts:
             t = t.lower() if self.casefold else t
-            t = re.sub(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|short|size_t|"
-                       r"std::size_t|ptrdiff_t|std::ptrdiff_t|u?int(?:32|64)_t)\s*\)", "", t)
+            t = _C_CAST.sub("", t)
             if re.search(r"[^\w\s+\-*/%()]|\w\s*\(", t):
                 return False  # calls, nested subscripts: not analysed, assume it matters
             exprs.append(t.replace("//", "/").replace("/", "//"))
@@ -531,6 +553,95 @@ class _Analyzer:
                                          expect=expect))
         return out
 
+    # ------------------------------------------------------------------ launch configuration
+
+    def launches(self) -> list[tuple[tuple[int, int], tuple[int, int] | None]]:
+        """(grid, block) byte spans of the configuration of each GPU kernel launch."""
+        return []
+
+    def dim_parts(self, node: Node) -> list[Node] | None:
+        """The per-dimension parts of a composite grid value (dim3(a, b), a tuple), or None if not composite."""
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            return [node.named_children[0]]
+        return None
+
+    def definitions(self) -> list[tuple[Node, Node]]:
+        """(name, value) of each plain `name = value` definition of a variable."""
+        return []
+
+    def occurrences(self, name: str) -> list[Node]:
+        """Every reference to the variable `name` (definitions included)."""
+        return []
+
+    def launch_spans(self) -> list[tuple[tuple[int, int], tuple[int, int] | None]]:
+        if self._launch_spans is None:
+            self._launch_spans = self.launches()
+        return self._launch_spans
+
+    def _node_at(self, start: int, end: int) -> Node | None:
+        node = self.root.descendant_for_byte_range(start, end)
+        return node if node is not None and (node.start_byte, node.end_byte) == (start, end) else None
+
+    def grid_dimensions(self) -> list[tuple[int, int]]:
+        """Byte spans of the expressions that give one dimension of a launch's grid: the grid arguments split
+        into their dim3/tuple components, followed into variables that are used only as (parts of) grids."""
+        if self._grid_dims is not None:
+            return self._grid_dims
+        defs: dict[str, list[tuple[Node, Node]]] = {}
+        for target, value in self.definitions():
+            defs.setdefault(self.name(target), []).append((target, value))
+        covered = [grid for grid, _ in self.launch_spans()]
+        queue, dims, resolved = list(covered), [], set()
+        while queue:
+            while queue:
+                start, end = queue.pop()
+                node = self._node_at(start, end)
+                parts = self.dim_parts(node) if node is not None else None
+                if parts is not None:
+                    queue += [(p.start_byte, p.end_byte) for p in parts]
+                else:
+                    dims.append((start, end))
+            for start, end in list(dims):
+                name = self.src[start:end].decode().strip()
+                name = name.lower() if self.casefold else name
+                if name in resolved or name not in defs or not self._used_only_within(name, defs[name], covered):
+                    continue
+                resolved.add(name)
+                for _, value in defs[name]:
+                    covered.append((value.start_byte, value.end_byte))
+                    queue.append((value.start_byte, value.end_byte))
+        self._grid_dims = dims
+        return dims
+
+    def _used_only_within(self, name: str, defs: list[tuple[Node, Node]], spans: list[tuple[int, int]]) -> bool:
+        targets = {t.id for t, _ in defs}
+        return all(n.id in targets or any(s <= n.start_byte and n.end_byte <= e for s, e in spans)
+                   for n in self.occurrences(name))
+
+    def launch_equivalent(self, c: _Cand) -> bool:
+        """Whether a candidate can only over-provision a GPU launch (an equivalent mutant: the kernel bound-checks):
+        every edit lies in a grid dimension whose value never decreases, or the edits exchange grid and block."""
+        launches = self.launch_spans()
+        if not launches or not c.edits:
+            return False
+        spans = sorted((s, e) for s, e, _ in c.edits)
+        new = {(s, e): t.strip() for s, e, t in c.edits}
+        for grid, block in launches:
+            if block is not None and spans == sorted([grid, block]) and not _BLOCK_SHAPED.search(self.code) and \
+                    new[grid] == self.src[block[0]:block[1]].decode().strip() and \
+                    new[block] == self.src[grid[0]:grid[1]].decode().strip():
+                return True
+        dims = self.grid_dimensions()
+        touched = set()
+        for s, e, _ in c.edits:
+            around = [d for d in dims if d[0] <= s and e <= d[1]]
+            if not around:
+                return False
+            touched.add(max(around, key=lambda d: d[1] - d[0]))
+        c_division = self.ts_name != "python"
+        return all(_only_enlarges(self.src[lo:hi].decode(), self.apply(c.edits, lo, hi), c_division=c_division)
+                   for lo, hi in touched)
+
     # ------------------------------------------------------------------ assembly
 
     def candidates(self) -> list[_Cand]:
@@ -546,12 +657,17 @@ class _Analyzer:
                 out = out[: s - lo] + new.encode() + out[e - lo:]
         return out.decode()
 
+    def sites(self) -> list[_Cand]:
+        """The candidates less those known to be equivalent: in a degenerate branch, or only over-provisioning a
+        GPU launch."""
+        dead = self.degenerate_ranges()
+        return [c for c in self.candidates()
+                if not all(any(lo <= e[0] < hi for lo, hi in dead) for e in c.edits) and not self.launch_equivalent(c)]
+
     def mutants(self) -> list[Mutant]:
         seen = {_normalized(self.code)}
         result: list[Mutant] = []
-        dead = self.degenerate_ranges()
-        cands = [c for c in self.candidates()
-                 if not all(any(lo <= e[0] < hi for lo, hi in dead) for e in c.edits)]
+        cands = self.sites()
         order = {k: i for i, k in enumerate(KINDS)}
         cands.sort(key=lambda c: (order.get(c.kind, len(KINDS)), c.line))
         for c in cands:
@@ -600,6 +716,85 @@ def _normalized(code: str) -> str:
 def _overlapping(edits: list[Edit]) -> bool:
     spans = sorted((s, e) for s, e, _ in edits)
     return any(a[1] > b[0] for a, b in itertools.pairwise(spans))
+
+
+# ---------------------------------------------------------------------------------------------- launch extents
+
+_BLOCK_SHAPED = re.compile(r"syncthreads|__shared__|shared\.array|shfl|\bwarp_?size\b", re.IGNORECASE)
+"""Kernel features whose result depends on the block's shape, so grid and block are not interchangeable."""
+_EXTENT_ATOM = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\s*(?:\.|::|->)\s*[A-Za-z_]\w*)*(?:\s*\[[^\[\]]*\])*")
+_EXTENT_CALLS = {"ceil": math.ceil, "floor": math.floor, "max": max, "min": min, "int": int, "abs": abs}
+_EXTENT_SAMPLES = (1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 127, 128, 255, 256, 257, 1000, 1023, 4097)
+
+
+def _extent_expression(text: str, atoms: dict[str, str], c_division: bool) -> ast.Expression | None:
+    """A grid-extent expression as Python syntax whose variables stand for its operands (names, subscripts,
+    members), or None if it holds anything but arithmetic and monotone functions."""
+    if c_division:
+        text = _C_CAST.sub("", text)
+        text = re.sub(r"\bstatic_cast\s*<[^<>]*>", "", text)
+        text = re.sub(r"(\d)[uUlL]+\b", r"\1", text)
+    parts, pos = [], 0
+    for m in _EXTENT_ATOM.finditer(text):
+        parts.append(text[pos:m.start()])
+        pos = m.end()
+        if text[pos:].lstrip().startswith("("):  # a function: only the monotone ones are understood
+            name = re.split(r"\.|::|->", m.group(0))[-1].strip()
+            if name not in _EXTENT_CALLS:
+                return None
+            parts.append(name)
+        else:
+            key = re.sub(r"\s+", "", m.group(0))
+            parts.append(atoms.setdefault(key, f"v{len(atoms)}"))
+    parts.append(text[pos:])
+    try:
+        return ast.parse("".join(parts).strip(), mode="eval")
+    except SyntaxError:
+        return None
+
+
+def _extent_value(node: ast.AST, values: dict[str, int], c_division: bool) -> float:
+    if isinstance(node, ast.Expression):
+        return _extent_value(node.body, values, c_division)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in values:
+        return values[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _extent_value(node.operand, values, c_division)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _EXTENT_CALLS \
+            and not node.keywords:
+        return _EXTENT_CALLS[node.func.id](*(_extent_value(a, values, c_division) for a in node.args))
+    if isinstance(node, ast.BinOp):
+        a, b = _extent_value(node.left, values, c_division), _extent_value(node.right, values, c_division)
+        if isinstance(node.op, ast.Div) and c_division and isinstance(a, int) and isinstance(b, int):
+            q = abs(a) // abs(b)  # C: truncation toward zero
+            return q if (a < 0) == (b < 0) else -q
+        ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.Div: lambda: a / b,
+               ast.FloorDiv: lambda: a // b, ast.LShift: lambda: a << b, ast.RShift: lambda: a >> b}
+        if type(node.op) in ops:
+            return ops[type(node.op)]()
+    raise ValueError("not a grid extent")
+
+
+def _only_enlarges(before: str, after: str, *, c_division: bool) -> bool:
+    """Whether the grid extent `after` is at least `before` for every positive value of their operands (sampled:
+    small and awkward sizes included), i.e. the change can only launch more threads."""
+    atoms: dict[str, str] = {}
+    old, new = _extent_expression(before, atoms, c_division), _extent_expression(after, atoms, c_division)
+    if old is None or new is None:
+        return False
+    rng = random.Random(4321)
+    names = sorted(atoms.values())
+    for trial in range(256):
+        values = {n: rng.choice(_EXTENT_SAMPLES) if trial < 192 else rng.randint(1, 1 << 20) for n in names}
+        try:
+            if _extent_value(new, values, c_division) < _extent_value(old, values, c_division):
+                return False
+        except (ArithmeticError, ValueError, TypeError):
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------------------------- directives
@@ -682,9 +877,34 @@ def _drop_clause(text: str, start: int, close: int) -> str:
 
 # ---------------------------------------------------------------------------------------------- C++
 
+_LAUNCH_FUNCTIONS = {"hipLaunchKernelGGL", "hipLaunchKernel", "cudaLaunchKernel", "cudaLaunchCooperativeKernel",
+                     "hipLaunchCooperativeKernel"}
+"""Runtime calls whose 2nd and 3rd arguments are a kernel launch's grid and block."""
+
+
+def _split_top_level(src: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """Byte spans (whitespace trimmed) of the comma-separated parts of src[start:end], brackets balanced."""
+    spans, depth, lo = [], 0, start
+    for i in range(start, end + 1):
+        ch = src[i:i + 1] if i < end else b","
+        if ch in b"([{":
+            depth += 1
+        elif ch in b")]}":
+            depth -= 1
+        elif ch == b"," and depth == 0:
+            piece = src[lo:i]
+            left = len(piece) - len(piece.lstrip())
+            right = len(piece.rstrip())
+            if right > left:
+                spans.append((lo + left, lo + right))
+            lo = i + 1
+    return spans
+
 
 class _Cpp(_Analyzer):
     ts_name = "cpp"
+    named_outputs: frozenset[str] = frozenset()
+    """Variables that are outputs though assigned by name (the output parameters of an ElementwiseKernel)."""
     binary_type = "binary_expression"
     literal_types = ("number_literal",)
     loop_types = ("for_statement", "while_statement", "do_statement", "for_range_loop")
@@ -714,7 +934,8 @@ class _Cpp(_Analyzer):
                     lhs = expr.child_by_field_name("left")
                     out.append(_Assign(stmt, lhs, expr.child_by_field_name("operator"),
                                        expr.child_by_field_name("right"),
-                                       lhs is not None and lhs.type in ("subscript_expression", "pointer_expression")))
+                                       lhs is not None and (lhs.type in ("subscript_expression", "pointer_expression")
+                                                            or self.text(lhs) in self.named_outputs)))
             elif stmt.type == "declaration":
                 for d in stmt.named_children:
                     if d.type == "init_declarator" and d.child_by_field_name("value") is not None:
@@ -845,6 +1066,53 @@ class _Cpp(_Analyzer):
                 body = inner[0] if len(inner) == 1 else None
             node = body
         return found
+
+    def launches(self) -> list[tuple[tuple[int, int], tuple[int, int] | None]]:
+        out = []
+        for m in re.finditer(rb"<<<(.*?)>>>", self.src, re.DOTALL):
+            at = self.root.descendant_for_byte_range(m.start(), m.start() + 1)
+            if at is not None and at.type in ("comment", "string_literal", "raw_string_literal", "string_content"):
+                continue
+            pieces = _split_top_level(self.src, m.start(1), m.end(1))
+            if pieces:
+                out.append((pieces[0], pieces[1] if len(pieces) > 1 else None))
+        for call in self.of_type("call_expression"):
+            fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+            if fn is None or args is None or self.text(fn).split("::")[-1] not in _LAUNCH_FUNCTIONS:
+                continue
+            parts = [a for a in args.named_children if a.type != "comment"]
+            if len(parts) >= 3:
+                out.append(((parts[1].start_byte, parts[1].end_byte), (parts[2].start_byte, parts[2].end_byte)))
+        return out
+
+    def dim_parts(self, node: Node) -> list[Node] | None:
+        if node.type in ("argument_list", "initializer_list"):
+            return [c for c in node.named_children if c.type != "comment"]
+        if node.type == "call_expression":
+            fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            if fn is not None and args is not None and self.text(fn) == "dim3":
+                return [c for c in args.named_children if c.type != "comment"]
+        if node.type == "compound_literal_expression":
+            value = node.child_by_field_name("value")
+            return self.dim_parts(value) if value is not None else None
+        return super().dim_parts(node)
+
+    def definitions(self) -> list[tuple[Node, Node]]:
+        out = []
+        for d in self.of_type("init_declarator"):
+            target, value = d.child_by_field_name("declarator"), d.child_by_field_name("value")
+            if target is not None and target.type == "identifier" and value is not None:
+                out.append((target, value))
+        for a in self.of_type("assignment_expression"):
+            left, op, right = a.child_by_field_name("left"), a.child_by_field_name("operator"), \
+                a.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and op is not None and self.text(op) == "=" \
+                    and right is not None:
+                out.append((left, right))
+        return out
+
+    def occurrences(self, name: str) -> list[Node]:
+        return [n for n in self.all_nodes if n.type in ("identifier", "type_identifier") and self.text(n) == name]
 
     def directive_edits(self, node: Node) -> Iterable[tuple[str, str, str, str | None]]:
         text = self.text(node)
@@ -1027,6 +1295,11 @@ class _Fortran(_Analyzer):
 # ---------------------------------------------------------------------------------------------- Python
 
 _NUMBA_DECORATOR = re.compile(r"@\s*[\w.]*\b(njit|jit|vectorize|guvectorize|stencil|cfunc)\b")
+_EMBEDDED_CUDA = {"SourceModule": (0, "source", "unit"), "RawKernel": (0, "code", "unit"),
+                  "RawModule": (0, "code", "unit"), "ElementwiseKernel": (2, "operation", "body")}
+"""Calls that compile CUDA C from a string: (position, keyword) of the source argument, and whether it is a whole
+translation unit or a function body (an ElementwiseKernel operation)."""
+_FRAGMENT_HEAD = "void __hpceval_fragment() { "  # no newline, so the body's lines keep their numbers
 
 
 class _Python(_Analyzer):
@@ -1153,6 +1426,166 @@ class _Python(_Analyzer):
 
     def directives(self) -> list[Node]:
         return [n for n in self.of_type("decorator") if _NUMBA_DECORATOR.match(self.text(n))]
+
+    # ------------------------------------------------------------------ GPU launches
+
+    def _bound_calls(self) -> dict[str, list[Node]]:
+        """name -> the call expressions assigned to it (`k = cp.RawKernel(...)`, `f = mod.get_function(...)`)."""
+        out: dict[str, list[Node]] = {}
+        for target, value in self.definitions():
+            if value.type == "call":
+                out.setdefault(self.text(target), []).append(value)
+        return out
+
+    def _is_raw_kernel(self, name: str, bound: dict[str, list[Node]]) -> bool:
+        """Whether `name` holds a CuPy raw kernel, launched as `k(grid, block, args)`."""
+        calls = bound.get(name, [])
+        if len(calls) != 1:
+            return False
+        fn = calls[0].child_by_field_name("function")
+        if fn is None:
+            return False
+        last = self.text(fn).split(".")[-1]
+        if last == "RawKernel":
+            return True
+        obj = fn.child_by_field_name("object") if fn.type == "attribute" else None
+        if last != "get_function" or obj is None:
+            return False
+        if obj.type == "identifier" and len(bound.get(self.text(obj), [])) == 1:
+            obj = bound[self.text(obj)][0]  # mod = cp.RawModule(...); k = mod.get_function(...)
+        inner = obj.child_by_field_name("function") if obj.type == "call" else None
+        return inner is not None and self.text(inner).split(".")[-1] == "RawModule"
+
+    def launches(self) -> list[tuple[tuple[int, int], tuple[int, int] | None]]:
+        out: list[tuple[tuple[int, int], tuple[int, int] | None]] = []
+        bound = self._bound_calls()
+
+        def span(n: Node) -> tuple[int, int]:
+            return n.start_byte, n.end_byte
+
+        for call in self.of_type("call"):
+            fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+            if fn is None or args is None or args.type != "argument_list":
+                continue
+            if fn.type == "subscript":  # numba.cuda: kernel[grid, block](...)
+                config = [c for c in fn.children if _field(fn, c) == "subscript"]
+                if len(config) == 1 and config[0].type in ("tuple", "expression_list"):
+                    config = config[0].named_children
+                if len(config) >= 2:
+                    out.append((span(config[0]), span(config[1])))
+                continue
+            keywords = {self.text(a.child_by_field_name("name")): a.child_by_field_name("value")
+                        for a in args.named_children if a.type == "keyword_argument"}
+            if keywords.get("grid") is not None:  # pyCUDA: kernel(args..., block=(...), grid=(...))
+                block = keywords.get("block")
+                out.append((span(keywords["grid"]), span(block) if block is not None else None))
+                continue
+            positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
+            if fn.type == "identifier" and len(positional) == 3 and self._is_raw_kernel(self.text(fn), bound):
+                out.append((span(positional[0]), span(positional[1])))  # CuPy: kernel(grid, block, args)
+        return out
+
+    def dim_parts(self, node: Node) -> list[Node] | None:
+        if node.type in ("tuple", "list", "expression_list"):
+            return [c for c in node.named_children if c.type != "comment"]
+        return super().dim_parts(node)
+
+    def definitions(self) -> list[tuple[Node, Node]]:
+        out = []
+        for a in self.of_type("assignment"):
+            left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and right is not None and \
+                    any(c.type == "=" for c in a.children):
+                out.append((left, right))
+        return out
+
+    def occurrences(self, name: str) -> list[Node]:
+        def keyword(n: Node) -> bool:
+            return n.parent is not None and n.parent.type == "keyword_argument" and _field(n.parent, n) == "name"
+
+        return [n for n in self.all_nodes if n.type == "identifier" and self.text(n) == name
+                and not self._is_attribute_name(n) and not keyword(n)]
+
+    # ------------------------------------------------------------------ CUDA C in string literals
+
+    def _string_literal(self, node: Node | None, strings: dict[str, list[Node]], depth: int = 0) -> Node | None:
+        """The plain string literal an argument holds: itself, `"..." % x`, `"...".format(...)`, a variable."""
+        if node is None or depth > 3:
+            return None
+        if node.type == "string":
+            start = node.children[0] if node.children else None
+            if start is None or start.type != "string_start" or re.search(r"[fFbB]", self.text(start)) or \
+                    any(c.type == "interpolation" for c in node.children):
+                return None
+            return node
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            return self._string_literal(node.named_children[0], strings, depth + 1)
+        if node.type == "binary_operator" and self.binary_op(node) == "%":
+            return self._string_literal(node.child_by_field_name("left"), strings, depth + 1)
+        if node.type == "call":
+            fn = node.child_by_field_name("function")
+            if fn is not None and fn.type == "attribute" and self.text(fn.child_by_field_name("attribute")) == "format":
+                return self._string_literal(fn.child_by_field_name("object"), strings, depth + 1)
+        if node.type == "identifier" and len(strings.get(self.text(node), [])) == 1:
+            return self._string_literal(strings[self.text(node)][0], strings, depth + 1)
+        return None
+
+    def embedded_sources(self) -> list[tuple[Node, str, set[str]]]:
+        """(string literal, "unit" or "body", output names) of the CUDA C sources the file compiles at run time."""
+        strings: dict[str, list[Node]] = {}
+        for target, value in self.definitions():
+            strings.setdefault(self.text(target), []).append(value)
+        out, seen = [], set()
+        for call in self.of_type("call"):
+            fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+            if fn is None or args is None or args.type != "argument_list":
+                continue
+            spec = _EMBEDDED_CUDA.get(self.text(fn).split(".")[-1])
+            if spec is None:
+                continue
+            index, keyword, mode = spec
+            positional = [a for a in args.named_children if a.type not in ("keyword_argument", "comment")]
+            keywords = {self.text(a.child_by_field_name("name")): a.child_by_field_name("value")
+                        for a in args.named_children if a.type == "keyword_argument"}
+            literal = self._string_literal(
+                keywords.get(keyword) or (positional[index] if len(positional) > index else None), strings)
+            if literal is None or literal.id in seen:
+                continue
+            seen.add(literal.id)
+            outputs: set[str] = set()
+            if mode == "body":  # ElementwiseKernel(in_params, out_params, operation, ...): outputs by name
+                params = self._string_literal(
+                    keywords.get("out_params") or (positional[1] if len(positional) > 1 else None), strings)
+                for param in (self._string_text(params) if params is not None else "").split(","):
+                    words = param.split()
+                    if words and "raw" not in words:
+                        outputs.add(words[-1])
+            out.append((literal, mode, outputs))
+        return out
+
+    def _string_text(self, literal: Node) -> str:
+        return self.src[literal.children[0].end_byte:literal.children[-1].start_byte].decode()
+
+    def embedded_sites(self) -> list[_Cand]:
+        """The C++ operators' candidates inside the CUDA C string literals, as edits of this file."""
+        out = []
+        for literal, mode, outputs in self.embedded_sources():
+            start, end = literal.children[0].end_byte, literal.children[-1].start_byte
+            head, tail = (_FRAGMENT_HEAD, "\n}\n") if mode == "body" else ("", "")
+            inner = _Cpp(head + self.src[start:end].decode() + tail)
+            inner.named_outputs = frozenset(outputs)
+            shift = start - len(head.encode())
+            row = self.src.count(b"\n", 0, start)  # the string's first line is line 1 of the C source
+            for c in inner.sites():
+                edits = [(s + shift, e + shift, t) for s, e, t in c.edits]
+                if not all(start <= s and e <= end for s, e, _ in edits):
+                    continue
+                ctx = None if c.ctx is None else (max(c.ctx[0] + shift, start), min(c.ctx[1] + shift, end))
+                out.append(dataclasses.replace(c, line=row + c.line, edits=edits, ctx=ctx))
+        return out
+
+    def sites(self) -> list[_Cand]:
+        return super().sites() + self.embedded_sites()
 
     def deleted_statement(self, stmt: Node) -> str:
         return "pass"
