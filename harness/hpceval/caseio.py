@@ -7,6 +7,8 @@ Layout inside a job's work dir (the driver of every language reads and writes ex
     <dir>/<name>.bin       each array parameter, raw, in the language's array order and index base
     <dir>/out_<name>.bin   written by the driver: every array after the call (inputs too, to catch clobbering)
     <dir>/times.txt        written by the driver: seconds per timed call, one per line
+    <dir>/threads.txt      written by a thread-probing driver (DriverHooks.thread_probe): the most threads seen
+                           running the kernel in this case's calls (first token), then how that was seen (free text)
 
 Arrays go to the driver in the language's natural layout of the *logical* shape (row-major for C++/Python,
 column-major for Fortran/Julia), so a Fortran kernel sees A(m,n) and a C++ kernel A[i*n+j] for the same matrix.
@@ -106,3 +108,19 @@ def read_times(workdir: Path, index: int) -> list[float]:
         except ValueError:
             continue
     return out
+
+
+def read_threads(workdir: Path, index: int) -> tuple[int, str] | None:
+    """A thread-probing driver's evidence for case `index`: (most threads seen, how); None if not recorded or
+    unreadable (0 threads: the driver could not count them)."""
+    path = workdir / f"c{index}" / "threads.txt"
+    if not path.is_file():
+        return None
+    words = path.read_text(errors="replace").split(None, 1)
+    try:
+        count = int(words[0])
+    except (IndexError, ValueError):
+        return None
+    if count <= 0:
+        return None
+    return count, " ".join(words[1].split()) if len(words) > 1 else ""

@@ -26,7 +26,15 @@ from hpceval.executors import Executor, Limits, SandboxError
 from hpceval.paths import DRIVERS_DIR
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 from hpceval.toolchains import get_toolchain
-from hpceval.validate import compare, make_case, strip_comments, timing_case, usage_problem, validation_cases
+from hpceval.validate import (
+    compare,
+    make_case,
+    size_label,
+    strip_comments,
+    timing_case,
+    usage_problem,
+    validation_cases,
+)
 
 EVALUATOR_VERSION = "1"
 # One timing run at a time per process: concurrent builds still load the machine, but two timed kernels never
@@ -169,10 +177,28 @@ class Evaluator:
                 return Evaluation(verdict=Verdict.wrong_model, evidence=f"dynamic check: {problem}", max_rel_error=worst,
                                   build_s=build_s, run_s=run_s, **base)
             notes += [seen] if seen else []
-        timed = self.timing and (adjust is None or adjust.timing)
+        # CPU threading models (toolchains.ThreadCheck): one thread at the validation sizes is not yet a verdict, as a
+        # kernel may stay serial below a size threshold of its own; the run at the timing size decides.
+        thread_check = getattr(toolchain, "thread_check", None)
+        serial = None
+        if thread_check is not None:
+            serial, seen = thread_check(workdir, model, [case.label for case in cases], code)
+            notes += [seen] if seen else []
+        can_time = adjust is None or adjust.timing
+        timed = self.timing and can_time
         timing = self._time(workdir, spec, model, toolchain, env, base, build_s, code, run_limits) if timed else {}
         if isinstance(timing, Evaluation):
             return timing
+        if serial and can_time:  # the timing run's evidence, or (no timing) one untimed call at the timing size
+            failure = None if timed else self._run_timing_size(workdir, spec, model, toolchain, env, base, build_s,
+                                                               run_limits)
+            if failure:
+                return failure
+            serial, seen = thread_check(workdir, model, [size_label(spec.sizes.timing)], code, earlier=len(cases))
+            notes += [seen] if seen else []
+        if serial:
+            return Evaluation(verdict=Verdict.wrong_model, evidence=f"dynamic check: {serial}", max_rel_error=worst,
+                              build_s=build_s, run_s=run_s, **base)
         notes += [timing.pop("_note")] if timing.get("_note") else []
         evidence = "; ".join([f"{len(cases)} sizes within tolerance (max rel error {worst:.2e})", *notes])
         return Evaluation(verdict=Verdict.correct, evidence=evidence, max_rel_error=worst, build_s=build_s,
@@ -190,6 +216,18 @@ class Evaluator:
                               evidence=f"{where}; exit {result.returncode}{signal}: {result.tail[-600:]}",
                               build_s=build_s, run_s=result.seconds, **base)
         return None
+
+    def _run_timing_size(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base,
+                         build_s, run_limits: Limits) -> Evaluation | None:
+        """One untimed call at the timing size (for the thread check when timing is off); a failure, or None."""
+        lang = self.catalog.languages[model.language]
+        case = make_case(spec, spec.sizes.timing, self.seed, write_outputs=False)
+        for stale in workdir.glob("c*/"):
+            shutil.rmtree(stale, ignore_errors=True)
+        write_cases(workdir, spec, lang, [case])
+        result = self.executor.run(toolchain.run_argv(model), workdir, env, run_limits,
+                                   image=self.executor.image_for(toolchain.name))
+        return self._run_failure(result, 1, f"run at the timing size {case.label}", base, build_s)
 
     def _time(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base, build_s,
               code: str = "", run_limits: Limits | None = None):

@@ -27,11 +27,16 @@ class BindError(Exception):
 
 @dataclass
 class DriverHooks:
-    """What a toolchain adds to its language's driver (e.g. Kokkos initialize/finalize)."""
+    """What a toolchain adds to its language's driver (e.g. Kokkos initialize/finalize).
+
+    thread_probe: the driver records, per case, evidence of how many threads ran the kernel (<case>/threads.txt,
+    see caseio.read_threads) for the dynamic thread check of the CPU threading models (toolchains.ThreadCheck).
+    """
 
     includes: list[str] = field(default_factory=list)
     init: str = ""
     finalize: str = ""
+    thread_probe: bool = False
 
 
 def _ctype(p: Param, spec: KernelSpec) -> str:

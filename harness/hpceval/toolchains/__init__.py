@@ -14,8 +14,10 @@ import subprocess
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from hpceval.bind import DriverHooks
+from hpceval.caseio import read_threads
 from hpceval.spec import ProgrammingModel
 
 
@@ -75,6 +77,63 @@ class Toolchain(ABC):
                 # Jobs share cores with other jobs: spinning OpenMP threads would starve each other (a gfortran
                 # offload CG took 10-41 s instead of 0.3 s under load with the default active wait).
                 "OMP_WAIT_POLICY": "passive"}
+
+
+class ThreadCheck:
+    """Mixin for toolchains of CPU threading models (OpenMP, Numba parallel): did more than one thread run the kernel?
+
+    The static usage check only sees that a directive is there; this dynamic check catches one that does not
+    parallelize (an orphaned `omp for` / `!$omp do` with no parallel region, num_threads(1), a false if clause, an
+    njit function without parallel=True). For the models in `thread_models` the driver records per case the most
+    threads it saw running the kernel (DriverHooks.thread_probe -> <case>/threads.txt); the evaluator asks
+    `thread_check` after the validation run and, where that saw one thread (a kernel may stay serial below its own
+    size threshold), once more after a run at the timing size, which decides. Only when jobs get threads() > 1.
+    """
+
+    thread_models: frozenset[str] = frozenset()
+    thread_label: str = "OpenMP"  # whose threads: "2 OpenMP threads ran"
+    thread_env: str = "OMP_NUM_THREADS"
+    thread_hint: str = ""  # what one thread usually means, for the evidence
+
+    def hooks(self, model: ProgrammingModel) -> DriverHooks:
+        hooks = super().hooks(model)  # type: ignore[misc]
+        if model.id in self.thread_models:
+            hooks.thread_probe = True
+        return hooks
+
+    def checks_threads(self, model: ProgrammingModel, code: str = "") -> bool:
+        return model.id in self.thread_models and threads() > 1
+
+    def thread_check(self, workdir: Path, model: ProgrammingModel, labels: list[str], code: str = "",
+                     earlier: int = 0) -> tuple[str | None, str | None]:
+        """(problem or None, evidence note or None) from the thread evidence of the run of cases `labels`.
+
+        A problem only when the driver recorded one thread for every case; no evidence at all is no problem.
+        `earlier`: the number of validation cases of an earlier run that also saw one thread (for the wording).
+        """
+        if not self.checks_threads(model, code):
+            return None, None
+        seen = [(label, read_threads(workdir, i)) for i, label in enumerate(labels)]
+        seen = [(label, record) for label, record in seen if record is not None]
+        if not seen:
+            return None, None
+        most = max(count for _, (count, _how) in seen)
+        if most > 1:
+            first = next(label for label, (count, _how) in seen if count > 1)
+            how = next(how for _, (count, how) in seen if count == most)
+            if earlier:
+                where = f"at the timing size {first}; 1 thread at the {earlier} validation sizes"
+            else:
+                where = f"first at {first}" if first != labels[0] else ""
+            details = "; ".join(part for part in (how, where) if part)
+            return None, f"{most} {self.thread_label} threads ran" + (f" ({details})" if details else "")
+        how = seen[-1][1][1]
+        if earlier:
+            where = f"the {earlier} validation sizes and the timing size {labels[0]}"
+        else:
+            where = f"the {len(labels)} validation sizes" if len(labels) > 1 else labels[0]
+        return (f"only 1 thread ran the {self.thread_label} kernel at {where} with {self.thread_env}={threads()}"
+                f"{': ' + how if how else ''}{self.thread_hint}"), None
 
 
 class CompiledToolchain(Toolchain):

@@ -7,6 +7,8 @@ which is about 1 ms per simulated thread, so only the validation sizes whose out
 HPCEVAL_CUDASIM_MAX elements (default 2500; at least the three smallest; for an iterative solver, a kernel with a
 max_iter parameter, the three smallest only) are run, and there is no timing run.
 CPU code (njit, prange, NumPy) is unaffected: same environment, same sizes, same timing as before.
+CPU code under python-numba gets the dynamic thread check (toolchains.ThreadCheck): a parallel loop (parfor)
+must be compiled or Numba's threading layer started, or the verdict is wrong_model.
 """
 
 import os
@@ -16,7 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import Toolchain, ToolInfo
+from hpceval.toolchains import ThreadCheck, Toolchain, ToolInfo
 
 NUMBA_CUDA = re.compile(r"\bcuda\.jit\b|\bfrom\s+numba\s+import\b[^\n]*\bcuda\b|\bnumba\.cuda\b|\bfrom\s+numba\.cuda\b")
 SHIM_DIR = Path(__file__).resolve().parent / "include" / "python_numba_cuda"
@@ -37,9 +39,14 @@ def _output_elements(spec, size: dict) -> int:
     return max(counts or [1])
 
 
-class Python(Toolchain):
+class Python(ThreadCheck, Toolchain):
     name = "python"
     language = "python"
+    # CPU Numba code must compile a parallel loop (parfor) or otherwise start Numba's threading layer (the driver
+    # reads Numba's compile events); numba.cuda code has the GPU probe instead (dynamic_check).
+    thread_models = frozenset({"python-numba"})
+    thread_label = "Numba"
+    thread_env = "NUMBA_NUM_THREADS"
 
     @cache  # noqa: B019 - module singleton
     def detect(self) -> ToolInfo:
@@ -92,6 +99,9 @@ class Python(Toolchain):
     def _pythonpath(self) -> str:
         """The numba.cuda shim (include/python_numba_cuda/sitecustomize.py) first, then the caller's path."""
         return os.pathsep.join([str(SHIM_DIR), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+    def checks_threads(self, model: ProgrammingModel, code: str = "") -> bool:
+        return not uses_numba_cuda(code) and super().checks_threads(model, code)
 
     def probe_active(self, model: ProgrammingModel, code: str = "") -> bool:
         return uses_numba_cuda(code)
