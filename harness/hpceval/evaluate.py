@@ -21,9 +21,10 @@ from pathlib import Path
 from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.caseio import MissingOutput, read_arrays, read_times, write_cases
 from hpceval.contracts import Binding, Evaluation, ProcResult, Verdict
-from hpceval.datamap import data_mapping_problem
+from hpceval.datamap import data_mapping_problem, section_problem
 from hpceval.executors import Executor, Limits, SandboxError
 from hpceval.paths import DRIVERS_DIR
+from hpceval.sharing import sharing_problem
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 from hpceval.toolchains import get_toolchain
 from hpceval.validate import (
@@ -36,7 +37,7 @@ from hpceval.validate import (
     validation_cases,
 )
 
-EVALUATOR_VERSION = "1"
+EVALUATOR_VERSION = "2"
 # One timing run at a time per process: concurrent builds still load the machine, but two timed kernels never
 # compete for the same cores.
 _TIMING_LOCK = threading.Lock()
@@ -111,7 +112,8 @@ class Evaluator:
             return Evaluation(verdict=Verdict.unbindable, evidence=str(exc), **base)
         workdir = Path(tempfile.mkdtemp(prefix=f"hpceval-{spec.id}-{model.id}-"))
         try:
-            return self._build_and_run(workdir, files, spec, model, toolchain, _checked_code(code, binding), base)
+            return self._build_and_run(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
+                                       binding.mapping)
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
@@ -119,7 +121,7 @@ class Evaluator:
                 shutil.rmtree(workdir, ignore_errors=True)
 
     def _build_and_run(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
-                       toolchain, code: str, base: dict) -> Evaluation:
+                       toolchain, code: str, base: dict, mapping: dict[str, str] | None = None) -> Evaluation:
         lang = self.catalog.languages[model.language]
         for name, text in files.items():
             (workdir / name).write_text(text)
@@ -161,9 +163,16 @@ class Evaluator:
                 return Evaluation(verdict=Verdict.wrong_result, evidence=f"size {case.label}: {check.detail}",
                                   max_rel_error=check.max_rel_error, failed_size=case.label, build_s=build_s,
                                   run_s=run_s, **base)
-        mapping = data_mapping_problem(strip_comments(code, lang), lang) if model.mapping_check else None
-        if mapping:
-            return Evaluation(verdict=Verdict.wrong_result, evidence=f"data mapping: {mapping}", max_rel_error=worst,
+        stripped = strip_comments(code, lang)
+        unmapped = None
+        if model.mapping_check:
+            unmapped = data_mapping_problem(stripped, lang) or section_problem(stripped, lang, spec, cases, mapping)
+        if unmapped:
+            return Evaluation(verdict=Verdict.wrong_result, evidence=f"data mapping: {unmapped}", max_rel_error=worst,
+                              build_s=build_s, run_s=run_s, **base)
+        sharing = sharing_problem(stripped, lang) if lang.id in ("cpp", "fortran") else None
+        if sharing:
+            return Evaluation(verdict=Verdict.wrong_result, evidence=f"data sharing: {sharing}", max_rel_error=worst,
                               build_s=build_s, run_s=run_s, **base)
         problem = usage_problem(code, model, lang)
         if problem:
