@@ -420,3 +420,37 @@ def test_loop_forever(run):
     assert e.verdict == Verdict.timeout
     assert "killed after 3 s" in e.evidence
     assert seconds < SHORT.wall_s + 30
+
+
+class _FlakyStartExecutor:
+    """A local executor whose first `failures` commands die like a Python interpreter that could not start."""
+
+    def __init__(self, failures: int):
+        from hpceval.executors.local import LocalExecutor
+
+        self.inner, self.failures = LocalExecutor(), failures
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def run(self, argv, workdir, env, limits, image=None):
+        if self.failures > 0:
+            self.failures -= 1
+            from hpceval.contracts import ProcResult
+
+            return ProcResult(argv=argv, returncode=1, stdout="", seconds=0.1,
+                              stderr="Fatal Python error: init_import_site: Failed to import the site module\n")
+        return self.inner.run(argv, workdir, env, limits, image=image)
+
+
+@pytest.mark.parametrize(("failures", "verdict"), [(1, Verdict.correct), (2, Verdict.infra_error)])
+def test_interpreter_start_failure_is_retried_then_harness_fault(catalog, failures, verdict):
+    """An interpreter dying before any suggested code ran is never the suggestion's build_error."""
+    from hpceval.evaluate import Evaluator
+
+    spec, model = catalog.kernels["axpy"], catalog.models["python-numpy"]
+    code = spec.solution_path(model, catalog).read_text()
+    result = Evaluator(catalog, _FlakyStartExecutor(failures), timing=False).evaluate(code, spec, model)
+    assert result.verdict == verdict, result.evidence
+    if verdict == Verdict.infra_error:
+        assert "interpreter failed to start twice" in result.evidence

@@ -20,10 +20,14 @@ from hpceval.contracts import Verdict
 from hpceval.executors.local import LocalExecutor
 from hpceval.toolchains import get_toolchain
 from hpceval.toolchains.cuda import (
+    MEMCHECK_EXIT,
     PROBE_FILE,
     CudaToolchain,
     ProbeData,
     build_only,
+    memcheck_argv,
+    memcheck_env,
+    memcheck_problem,
     nvcc_path,
     nvidia_gpu,
     probe_library,
@@ -233,3 +237,56 @@ def test_hip_reference_builds_for_amd_with_hipcc(catalog, kernel, monkeypatch):
     spec, model, code = _reference(catalog, kernel, "cpp-hip")
     result = build_only(code, spec, model, LocalExecutor(), toolchain=Hip())
     assert result.returncode == 0, (result.stderr or result.stdout)[-2000:]
+
+
+# ---------------------------------------------------------------------------------------------- memcheck
+SANITIZER_FINDING = """========= COMPUTE-SANITIZER
+========= Invalid __global__ read of size 8 bytes
+=========     at gemv_kernel(int, int, const double *, const double *, double *)+0x1f0 in gemv.cu:22
+=========     by thread (31,0,0) in block (0,0,0)
+=========     Address 0x7f3a00000208 is out of bounds
+=========     and is 1 bytes after the nearest allocation at 0x7f3a00000200 of size 8 bytes
+========= ERROR SUMMARY: 1 error
+"""
+
+
+def test_memcheck_finding_is_parsed():
+    problem = memcheck_problem(MEMCHECK_EXIT, SANITIZER_FINDING)
+    assert problem.startswith("compute-sanitizer memcheck: Invalid __global__ read of size 8 bytes; at gemv_kernel")
+    assert "is out of bounds" in problem
+    assert memcheck_problem(0, "========= ERROR SUMMARY: 0 errors") is None
+    assert memcheck_problem(1, SANITIZER_FINDING) is None  # the program's own failure is not a memcheck finding
+
+
+def test_memcheck_run_drops_the_probe_and_wraps_the_command(monkeypatch, tmp_path):
+    fake = tmp_path / "compute-sanitizer"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr("hpceval.toolchains.cuda.sanitizer", lambda: fake)
+    argv = memcheck_argv(["./prog", "cases.txt"])
+    assert argv[0] == str(fake) and argv[-2:] == ["./prog", "cases.txt"]
+    assert "--error-exitcode" in argv and str(MEMCHECK_EXIT) in argv
+    env = memcheck_env({"CUDA_INJECTION64_PATH": "/p.so", "HPCEVAL_PROBE_OUT": "x", "PATH": "/bin"})
+    assert env == {"PATH": "/bin"}
+    monkeypatch.setenv("HPCEVAL_NO_MEMCHECK", "1")
+    assert memcheck_argv(["./prog"]) is None
+
+
+@pytest.mark.parametrize(("script", "verdict", "evidence"), [
+    # the real program under a pass-through "sanitizer": the verdict stands, with the note
+    ('exec "$@"', Verdict.correct, "compute-sanitizer memcheck clean"),
+    # a finding is a wrong result
+    (f"cat <<'OUT'\n{SANITIZER_FINDING}OUT\nexit {MEMCHECK_EXIT}", Verdict.wrong_result,
+     "memory check: compute-sanitizer memcheck: Invalid __global__ read"),
+    # a sanitizer that cannot run says nothing against the kernel
+    ("echo 'cannot start' >&2; exit 3", Verdict.correct, "memcheck inconclusive (exit 3)"),
+])
+def test_evaluator_acts_on_the_memcheck_run(catalog, evaluator, monkeypatch, tmp_path, script, verdict, evidence):
+    """The evaluator's second run under the sanitizer, exercised with a stand-in sanitizer on a CPU model."""
+    spec, model, code = _reference(catalog, "axpy", "cpp-openmp")
+    toolchain = get_toolchain(model.toolchain)
+    monkeypatch.setattr(type(toolchain), "memcheck_argv",
+                        lambda self, m, code="": ["sh", "-c", script, "sanitizer", *self.run_argv(m)], raising=False)
+    result = evaluator.evaluate(code, spec, model)
+    assert result.verdict == verdict, result.evidence
+    assert evidence in result.evidence

@@ -41,6 +41,7 @@ EVALUATOR_VERSION = "2"
 # One timing run at a time per process: concurrent builds still load the machine, but two timed kernels never
 # compete for the same cores.
 _TIMING_LOCK = threading.Lock()
+_STARTUP_FAILURE = re.compile(r"Fatal Python error: (init_\w+|_?Py_Initialize\w*|_PyInterpreter\w*)[^\n]*")
 
 
 def normalize_code(code: str) -> str:
@@ -131,8 +132,7 @@ class Evaluator:
         run_limits = _adjusted_limits(self.run_limits, adjust)
         build_s = 0.0
         for step in toolchain.build_steps(model):
-            result = self.executor.run(step, workdir, env, self.build_limits,
-                                       image=self.executor.image_for(toolchain.name))
+            result = self._exec(toolchain, step, workdir, env, self.build_limits)
             build_s += result.seconds
             if result.timed_out:
                 return Evaluation(verdict=Verdict.timeout, evidence=f"build exceeded {self.build_limits.wall_s:.0f} s",
@@ -144,8 +144,7 @@ class Evaluator:
         if adjust and adjust.sizes is not None:
             cases = [make_case(spec, size, self.seed) for size in adjust.sizes]
         write_cases(workdir, spec, lang, cases)
-        result = self.executor.run(toolchain.run_argv(model), workdir, env, run_limits,
-                                   image=self.executor.image_for(toolchain.name))
+        result = self._exec(toolchain, toolchain.run_argv(model), workdir, env, run_limits)
         run_s = result.seconds
         failure = self._run_failure(result, len(cases), "validation", base, build_s)
         if failure:
@@ -186,6 +185,11 @@ class Evaluator:
                 return Evaluation(verdict=Verdict.wrong_model, evidence=f"dynamic check: {problem}", max_rel_error=worst,
                                   build_s=build_s, run_s=run_s, **base)
             notes += [seen] if seen else []
+        problem, seen = self._memcheck(workdir, model, toolchain, env, run_limits, code)
+        if problem:
+            return Evaluation(verdict=Verdict.wrong_result, evidence=f"memory check: {problem}", max_rel_error=worst,
+                              build_s=build_s, run_s=run_s, **base)
+        notes += [seen] if seen else []
         # CPU threading models (toolchains.ThreadCheck): one thread at the validation sizes is not yet a verdict, as a
         # kernel may stay serial below a size threshold of its own; the run at the timing size decides.
         thread_check = getattr(toolchain, "thread_check", None)
@@ -213,6 +217,34 @@ class Evaluator:
         return Evaluation(verdict=Verdict.correct, evidence=evidence, max_rel_error=worst, build_s=build_s,
                           run_s=run_s, **timing, **base)
 
+    def _memcheck(self, workdir: Path, model: ProgrammingModel, toolchain, env: dict[str, str], limits: Limits,
+                  code: str) -> tuple[str | None, str]:
+        """GPU jobs: the validation run again under compute-sanitizer memcheck (toolchains.cuda).
+        (finding or None, note); (None, "") where no such check applies."""
+        argv_of = getattr(toolchain, "memcheck_argv", None)
+        argv = argv_of(model, code) if argv_of is not None else None
+        if not argv:
+            return None, ""
+        from hpceval.toolchains.cuda import memcheck_env, memcheck_problem
+
+        result = self._exec(toolchain, argv, workdir, memcheck_env(env), limits)
+        problem = memcheck_problem(result.returncode, result.stdout + "\n" + result.stderr)
+        if problem or result.returncode == 0:
+            return problem, "compute-sanitizer memcheck clean"
+        why = "timed out" if result.timed_out else f"exit {result.returncode}"
+        return None, f"memcheck inconclusive ({why})"
+
+    def _exec(self, toolchain, argv: list[str], workdir: Path, env: dict[str, str], limits: Limits) -> ProcResult:
+        """One sandboxed command; an interpreter that dies while starting up (before any suggested code runs, e.g.
+        "Fatal Python error: init_import_site" under heavy load) is retried once, then it is the harness's fault."""
+        image = self.executor.image_for(toolchain.name)
+        for _ in range(2):
+            result = self.executor.run(argv, workdir, env, limits, image=image)
+            startup = _STARTUP_FAILURE.search(result.stderr or "") if result.returncode != 0 else None
+            if startup is None:
+                return result
+        raise SandboxError(f"the interpreter failed to start twice ({startup.group(0)})")
+
     def _run_failure(self, result: ProcResult, n_cases: int, phase: str, base: dict, build_s: float) -> Evaluation | None:
         done = result.stdout.count("hpceval case ")
         where = f"{phase}: {done}/{n_cases} cases finished"
@@ -234,8 +266,7 @@ class Evaluator:
         for stale in workdir.glob("c*/"):
             shutil.rmtree(stale, ignore_errors=True)
         write_cases(workdir, spec, lang, [case])
-        result = self.executor.run(toolchain.run_argv(model), workdir, env, run_limits,
-                                   image=self.executor.image_for(toolchain.name))
+        result = self._exec(toolchain, toolchain.run_argv(model), workdir, env, run_limits)
         return self._run_failure(result, 1, f"run at the timing size {case.label}", base, build_s)
 
     def _time(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base, build_s,
@@ -246,8 +277,7 @@ class Evaluator:
             shutil.rmtree(stale, ignore_errors=True)
         write_cases(workdir, spec, lang, [case])
         with _TIMING_LOCK:
-            result = self.executor.run(toolchain.run_argv(model), workdir, env, run_limits or self.run_limits,
-                                       image=self.executor.image_for(toolchain.name))
+            result = self._exec(toolchain, toolchain.run_argv(model), workdir, env, run_limits or self.run_limits)
         failure = self._run_failure(result, 1, f"timing at {case.label}", base, build_s)
         if failure:
             return failure

@@ -277,6 +277,55 @@ def probe_verdict(data: ProbeData | None, calls: int) -> tuple[str | None, str]:
     return None, f"{len(data.kernels)} GPU kernels ran in {calls} calls ({', '.join(names[:3])})"
 
 
+# ------------------------------------------------------------------------------------------------ memcheck
+# A kernel that reads one element past an allocation (`j <= n`) usually gets plausible numbers on a GPU: the
+# allocation's padding or a neighbour's data. The host-side sentinel guards of the drivers cannot see device
+# memory, so GPU jobs get a second validation run under compute-sanitizer's memcheck, which knows every
+# allocation's bounds. Its own exit code marks a finding; anything else (no sanitizer, a timeout under its
+# slowdown) only leaves a note and never fails a kernel.
+MEMCHECK_EXIT = 86
+PROBE_ENV_KEYS = ("CUDA_INJECTION64_PATH", "HPCEVAL_PROBE_OUT")
+
+
+@cache
+def sanitizer() -> Path | None:
+    """The CUDA toolkit's compute-sanitizer, or None."""
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return Path(found)
+    root = cuda_root()
+    if root is None:
+        return None
+    return next((c for c in (root / "bin" / "compute-sanitizer", root / "compute-sanitizer" / "compute-sanitizer")
+                 if c.is_file()), None)
+
+
+def memcheck_argv(argv: list[str]) -> list[str] | None:
+    tool = sanitizer()
+    if tool is None or os.environ.get("HPCEVAL_NO_MEMCHECK"):
+        return None
+    return [str(tool), "--tool", "memcheck", "--error-exitcode", str(MEMCHECK_EXIT), "--leak-check", "no",
+            "--print-limit", "4", *argv]
+
+
+def memcheck_env(env: dict[str, str]) -> dict[str, str]:
+    """The job's environment without the CUPTI probe (the sanitizer injects its own library)."""
+    return {k: v for k, v in env.items() if k not in PROBE_ENV_KEYS}
+
+
+def memcheck_problem(returncode: int, output: str) -> str | None:
+    """The first error the sanitizer reported (what, where, which address), or None if it found nothing."""
+    if returncode != MEMCHECK_EXIT:
+        return None
+    lines = [line.strip("= \t") for line in output.splitlines() if line.startswith("=========")]
+    lines = [line for line in lines if line and not line.startswith(("COMPUTE-SANITIZER", "ERROR SUMMARY",
+                                                                     "Saved host backtrace", "Host Frame"))]
+    start = next((i for i, line in enumerate(lines) if re.match(r"(Invalid|Out-of-range|Misaligned|Program hit)",
+                                                                 line)), 0)
+    detail = "; ".join(lines[start:start + 4]) or "errors reported"
+    return f"compute-sanitizer memcheck: {detail[:400]}"
+
+
 @dataclass
 class JobAdjust:
     """What a toolchain changes for one suggestion (see Python.job_adjustments): validation sizes, extra
@@ -318,6 +367,10 @@ class GpuProbeMixin:
 
     def runs_on_gpu(self, model: ProgrammingModel) -> bool:
         return nvidia_gpu() is not None
+
+    def memcheck_argv(self, model: ProgrammingModel, code: str = "") -> list[str] | None:
+        """The validation run under compute-sanitizer memcheck, for jobs on the GPU (None elsewhere)."""
+        return memcheck_argv(self.run_argv(model)) if self.runs_on_gpu(model) else None
 
     def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
         """(problem or None, evidence) after the validation run: did a kernel run on the GPU?"""

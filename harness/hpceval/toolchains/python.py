@@ -116,6 +116,14 @@ class Python(ThreadCheck, Toolchain):
             return None, ""
         return probe_verdict(read_probe(workdir), calls)
 
+    def memcheck_argv(self, model: ProgrammingModel, code: str = "") -> list[str] | None:
+        """numba.cuda code on a real GPU: the validation run under compute-sanitizer memcheck."""
+        if not uses_numba_cuda(code) or self._gpu() is None:
+            return None
+        from hpceval.toolchains.cuda import memcheck_argv
+
+        return memcheck_argv(self.run_argv(model))
+
     def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
                      code: str = "") -> tuple[list[float], str]:
         if not uses_numba_cuda(code) or self._gpu() is None:
