@@ -209,6 +209,23 @@ subroutine gemv(m, n, A, x, y)
   end do
   !$omp end parallel do
 end subroutine gemv""", "data race: assignment to s"),
+    "fortran: OpenACC vector loop without reduction, gang-private sum": ("fortran", """
+subroutine gemv(m, n, A, x, y)
+  integer, intent(in) :: m, n
+  real(8), intent(in) :: A(n, m), x(n)
+  real(8), intent(out) :: y(m)
+  integer :: i, j
+  real(8) :: s
+  !$acc parallel loop gang private(s) copyin(A, x) copyout(y)
+  do i = 1, m
+    s = 0.0d0
+    !$acc loop vector
+    do j = 1, n
+      s = s + A(j, i) * x(j)
+    end do
+    y(i) = s
+  end do
+end subroutine gemv""", "data race: reduction update of s"),
     "fortran: OpenACC reduction operator": ("fortran", """
 subroutine dot(n, x, s)
   integer, intent(in) :: n

@@ -159,7 +159,11 @@ def _protected(code: str, found: list[Directive], fortran: bool) -> list[tuple[i
 def _private_names(d: Directive, found: list[Directive], code: str, fortran: bool) -> set[str] | None:
     """Names private in the loop of `d`; None when a default clause makes everything private."""
     names: set[str] = set()
-    scopes = [d, *(e for e in _enclosing(d, found) if "parallel" in _words(e) or "teams" in _words(e))]
+    # What an enclosing OpenMP parallel region privatises is per thread, so private in its worksharing loops;
+    # an OpenACC gang's private copy is shared by the gang's vector lanes, and a SIMD loop's lanes share the
+    # thread's copy: there only the loop's own clauses count.
+    per_thread = d.family == "omp" and not _words(d) & {"simd"}
+    scopes = [d, *(e for e in _enclosing(d, found) if per_thread and _words(e) & {"parallel", "teams"})]
     for e in scopes:
         for clause, body in clause_items(e.text):
             if clause == "default" and body.strip().lower() in ("private", "firstprivate"):
@@ -173,7 +177,7 @@ def _private_names(d: Directive, found: list[Directive], code: str, fortran: boo
         return names
     names |= {n.lower() for n in re.findall(r"\bfor\s*\(\s*(?:[\w:<>]+\s+)*?\**([A-Za-z_]\w*)\s*[=:]", region)}
     declared_in = [region]
-    if d.family == "omp" and not _words(d) & {"simd"}:
+    if per_thread:
         # a worksharing loop inside `omp parallel { ... }`: what the parallel block declares is per thread
         declared_in += [code[e.start:e.end] for e in _enclosing(d, found)
                         if "parallel" in _words(e) and not _words(e) & {"for", "do", "loop"}]
