@@ -102,6 +102,13 @@ double dot(int n, const double *x) {
   for (int i = 0; i < n; ++i) s += x[i] * x[i];
   return s;
 }"""),
+    "cpp: threadprivate scratch": ("cpp", """
+static double scratch;
+#pragma omp threadprivate(scratch)
+void axpy(int n, double a, const double *x, double *y) {
+#pragma omp parallel for
+  for (int i = 0; i < n; ++i) { scratch = a * x[i]; y[i] += scratch; }
+}"""),
     "fortran: private temporary": ("fortran", """
 subroutine gemv(m, n, A, x, y)
   integer, intent(in) :: m, n

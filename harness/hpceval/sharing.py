@@ -171,6 +171,9 @@ def _private_names(d: Directive, found: list[Directive], code: str, fortran: boo
             if clause in PRIVATE_CLAUSES:
                 body = body.split(":", 1)[-1] if clause in ("reduction", "in_reduction", "linear") else body
                 names |= {n.lower() for n in re.findall(r"[A-Za-z_]\w*", body)}
+    for e in found:  # threadprivate variables have a copy per thread wherever they are used
+        if "threadprivate" in _words(e):
+            names |= {n.lower() for _, body in clause_items(e.text) for n in re.findall(r"[A-Za-z_]\w*", body)}
     region = code[d.start:d.end]
     if fortran:
         names |= {n.lower() for n in re.findall(r"^\s*(?:\w+\s*:\s*)?do\s+(\w+)\s*=", region, re.IGNORECASE | re.MULTILINE)}
