@@ -23,12 +23,13 @@
 #     pytools platformdirs mako siphash24
 #   mkdir -p .gpu-carry && pip download --no-deps --no-binary pycuda,pykokkos-base -d .gpu-carry pycuda \
 #     pykokkos-base==0.0.7
-# Run (device tool): command "bash bench/gpu_selftest.sh --jobs 14", carry [".whl", ".gpu-carry"]; the files come
+# Run (device tool): command "bash bench/gpu_selftest.sh --jobs 16", carry [".whl", ".gpu-carry"]; the files come
 # back from $OUT; commit them as results/gpu-<gpu>-<date>/ (git add -f: results/*/ is ignored).
-# Time on an H100 machine (16 cores): about 590 s with the pyCUDA wheel and the Kokkos build carried from an earlier
-# call (copy kokkos-cuda.tar.gz and pycuda-*.whl from its $OUT into .gpu-carry/), which is close to the device
-# tool's 600 s per call: from scratch (+90 s to build pyCUDA, +20 s Kokkos), run `--no-selftest` once first to
-# produce them (80 s), or split the self-test with --models.
+# Time on an H100 machine (16 cores): 361 s with the pyCUDA wheel and the Kokkos build carried from an earlier call
+# (copy kokkos-cuda.tar.gz and pycuda-*.whl from its $OUT into .gpu-carry/); every GPU job of the self-test runs
+# its validation twice (once under compute-sanitizer memcheck). From scratch add about 90 s to build pyCUDA and
+# 20 s for Kokkos; if that risks the device tool's 600 s per call, run `--no-selftest` once first (80 s) or split
+# the self-test with --models.
 # Extra options are passed to bench/gpu_selftest.py: --jobs N, --kernels a,b, --models a,b, --no-selftest,
 # --no-perf, --min-kill F.
 set -uo pipefail
