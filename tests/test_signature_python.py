@@ -61,7 +61,7 @@ def test_python_signature(catalog, case):
 GLUE_RUNS = [
     ("axpy", "python-numpy", "import numpy as np\ndef saxpy(a, x, y):\n    return np.add(a * x, y)\n"),
     ("axpy", "python-numpy", "import numpy as np\nimport time\ndef saxpy(a, x, y):\n    t0 = time.time()\n    z = a * x + y\n    return z, time.time() - t0\n"),
-    ("gemv", "python-numba", "import numba\n@numba.njit\ndef gemv(A, x, y, n, m):\n    for i in range(n):\n        y[i] = 0.0\n        for j in range(m):\n            y[i] += A[i, j] * x[j]\n"),
+    ("gemv", "python-numba", "import numba\n@numba.njit(parallel=True)\ndef gemv(A, x, y, n, m):\n    for i in numba.prange(n):\n        y[i] = 0.0\n        for j in range(m):\n            y[i] += A[i, j] * x[j]\n"),
     ("gemv", "python-numpy", "def gemv(A, x, y, alpha, beta):\n    return alpha * np.dot(A, x) + beta * y\n"),
     ("gemv", "python-numba", "from numba import njit, prange\n@njit(parallel=True)\ndef gemv(m, n, A, x, y):\n    for i in prange(m):\n        s = 0.0\n        for j in range(n):\n            s += A[i * n + j] * x[j]\n        y[i] = s\n"),
 ]
