@@ -388,6 +388,7 @@ def test_cpp_touches_50_gb(run):
     assert e.verdict == Verdict.runtime_error, e.evidence
     if cgroups_usable():
         assert "SIGKILL" in e.evidence, e.evidence  # the kernel's OOM killer, inside the job's memory cgroup
+        assert "memory limit (1024 MiB)" in e.evidence, e.evidence
     else:
         assert "signal" in e.evidence, e.evidence  # abort() on a failed malloc (shows as SIGABRT or SIGSEGV)
     assert seconds < 60

@@ -253,6 +253,9 @@ class Evaluator:
                               build_s=build_s, run_s=result.seconds, **base)
         if result.returncode != 0:
             signal = f" (signal {result.killed_by})" if result.killed_by else ""
+            if result.killed_by == "SIGKILL":  # the kernel's memory cgroup kills with SIGKILL, without a message
+                signal += (f": most likely the sandbox's memory limit ({self.run_limits.memory_mb} MiB) or process "
+                           f"limit ({self.run_limits.pids}) was hit")
             return Evaluation(verdict=Verdict.runtime_error,
                               evidence=f"{where}; exit {result.returncode}{signal}: {result.tail[-600:]}",
                               build_s=build_s, run_s=result.seconds, **base)
