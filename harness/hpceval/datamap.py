@@ -79,14 +79,7 @@ def _clauses(directive: str) -> dict[str, set[str]]:
     for name, body in clause_items(directive):
         if name not in MAPPING_CLAUSES:
             continue
-        kind = name
-        if name == "map":
-            head, sep, rest = body.partition(":")
-            if sep and re.fullmatch(r"[\w\s,]*", head):
-                words = [w for w in re.split(r"[\s,]+", head.strip().lower()) if w and w not in ("always", "close", "present")]
-                kind, body = (words[-1] if words else "tofrom"), rest
-            else:
-                kind = "tofrom"
+        kind, body = _map_kind(body) if name == "map" else (name, body)
         body = re.sub(r"\[[^\]]*\]|\([^)]*\)", "", body)
         for var in re.findall(r"[A-Za-z_]\w*", body):
             mentions.setdefault(var.lower(), set()).add(kind)
@@ -269,8 +262,6 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
 
 # ------------------------------------------------------------------------------------------------ array sections
 TO_TRANSFERS = {"to", "tofrom", "copy", "copyin", "pcopy", "pcopyin", "present_or_copy", "present_or_copyin", "device"}
-FROM_TRANSFERS = {"from", "tofrom", "copy", "copyout", "pcopy", "pcopyout", "present_or_copy", "present_or_copyout",
-                  "self", "host"}
 _CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|short|size_t|std::size_t|"
                    r"ptrdiff_t|u?int(?:32|64)_t|unsigned)\s*\)")
 _C_LOCAL = re.compile(r"\b(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|size_t|std::size_t|auto|"
@@ -289,6 +280,7 @@ class Section:
 
 
 def _map_kind(body: str) -> tuple[str, str]:
+    """(map type, list) of a `map(...)` clause body: `always, to: x[0:n]` -> ("to", " x[0:n]"); none -> tofrom."""
     head, sep, rest = body.partition(":")
     if sep and re.fullmatch(r"[\w\s,]*", head):
         words = [w for w in re.split(r"[\s,]+", head.strip().lower()) if w and w not in ("always", "close", "present")]
@@ -397,7 +389,7 @@ def section_problem(code: str, lang: Language, spec, cases, mapping: dict[str, s
                 continue
             shape = tuple(int(eval_expr(e, case.inputs)) for e in param.shape)
             for access, kinds, where in (("reads", TO_TRANSFERS, "copied to the device"),
-                                         ("writes", FROM_TRANSFERS, "copied back to the host")):
+                                         ("writes", FROM_TYPES, "copied back to the host")):
                 moved = [s for s in sections if s.var == var and s.kind in kinds]
                 if not moved or any((var, k) in whole for k in kinds):
                     continue
