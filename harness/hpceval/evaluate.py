@@ -261,24 +261,24 @@ class Evaluator:
                               build_s=build_s, run_s=result.seconds, **base)
         return None
 
+    def _only_case(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, case) -> None:
+        """Replace the work dir's cases with this one (the validation cases' folders are removed)."""
+        for stale in workdir.glob("c*/"):
+            shutil.rmtree(stale, ignore_errors=True)
+        write_cases(workdir, spec, self.catalog.languages[model.language], [case])
+
     def _run_timing_size(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base,
                          build_s, run_limits: Limits) -> Evaluation | None:
         """One untimed call at the timing size (for the thread check when timing is off); a failure, or None."""
-        lang = self.catalog.languages[model.language]
         case = make_case(spec, spec.sizes.timing, self.seed, write_outputs=False)
-        for stale in workdir.glob("c*/"):
-            shutil.rmtree(stale, ignore_errors=True)
-        write_cases(workdir, spec, lang, [case])
+        self._only_case(workdir, spec, model, case)
         result = self._exec(toolchain, toolchain.run_argv(model), workdir, env, run_limits)
         return self._run_failure(result, 1, f"run at the timing size {case.label}", base, build_s)
 
     def _time(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env, base, build_s,
               code: str = "", run_limits: Limits | None = None):
-        lang = self.catalog.languages[model.language]
         case = timing_case(spec, self.seed)
-        for stale in workdir.glob("c*/"):
-            shutil.rmtree(stale, ignore_errors=True)
-        write_cases(workdir, spec, lang, [case])
+        self._only_case(workdir, spec, model, case)
         with _TIMING_LOCK:
             result = self._exec(toolchain, toolchain.run_argv(model), workdir, env, run_limits or self.run_limits)
         failure = self._run_failure(result, 1, f"timing at {case.label}", base, build_s)
