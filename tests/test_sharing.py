@@ -109,6 +109,16 @@ void axpy(int n, double a, const double *x, double *y) {
 #pragma omp parallel for
   for (int i = 0; i < n; ++i) { scratch = a * x[i]; y[i] += scratch; }
 }"""),
+    "cpp: SIMD loop with a per-iteration temporary": ("cpp", """
+void gemv(int m, int n, const double *A, const double *x, double *y) {
+#pragma omp parallel for
+  for (int i = 0; i < m; ++i) {
+    double s = 0.0, t;
+#pragma omp simd reduction(+: s)
+    for (int j = 0; j < n; ++j) { t = A[i * n + j] * x[j]; s += t; }
+    y[i] = s;
+  }
+}"""),
     "fortran: private temporary": ("fortran", """
 subroutine gemv(m, n, A, x, y)
   integer, intent(in) :: m, n
@@ -168,6 +178,13 @@ void axpy(int n, double a, const double *x, double *y) {
     for (int i = 0; i < n; ++i) { t = a * x[i]; y[i] += t; }
   }
 }""", "data race: assignment to t"),
+    "cpp: SIMD accumulation without reduction": ("cpp", """
+double dot(int n, const double *x) {
+  double s = 0.0;
+#pragma omp simd
+  for (int i = 0; i < n; ++i) s += x[i] * x[i];
+  return s;
+}""", "data race: reduction update of s"),
     "cpp: reduction operator": ("cpp", """
 double f(int n, const double *x) {
   double s = 0.0;

@@ -7,8 +7,8 @@ govern and report, as the evidence of a `wrong_result`:
 
 * a scalar declared outside a parallel loop (OpenMP `for`/`do`/`simd`/`distribute`, OpenACC `loop` in a
   `parallel` region, not in `kernels`) that the loop body assigns without being private, firstprivate, lastprivate, linear or a
-  reduction variable, and not under `atomic`/`critical` (OpenMP: any assignment; OpenACC, whose compilers may
-  privatise plain temporaries, only reduction updates such as `s += ...`);
+  reduction variable, and not under `atomic`/`critical` (OpenMP worksharing loops: any assignment; OpenACC and
+  `omp simd` loops, whose compilers privatise plain temporaries, only accumulations such as `s += ...`);
 * a `reduction(op: v)` whose loop updates `v` only with another operator (`reduction(*: s)` over `s += ...`);
 * a reduction variable of an offload construct mapped only `to`/`alloc` (`copyin`/`create`): the combined
   value stays on the device.
@@ -246,7 +246,11 @@ def _race(code: str, d: Directive, found: list[Directive], fortran: bool) -> str
     before = code[:d.start]
     protected = _protected(code, found, fortran)
     arrays = _fortran_arrays(code) if fortran else set()
-    written = _written_scalars(region, fortran, reduction_only=d.family == "acc")
+    # OpenACC compilers and SIMD vectorisers privatise a temporary set afresh in each iteration; what they cannot
+    # make right is an accumulation without a reduction clause
+    words = _words(d)
+    lanes_only = d.family == "acc" or ("simd" in words and not words & {"for", "do", "distribute"})
+    written = _written_scalars(region, fortran, reduction_only=lanes_only)
     for name, offset in written.items():
         if name in private or name in arrays or name in _reduction_vars(d):
             continue
@@ -255,7 +259,7 @@ def _race(code: str, d: Directive, found: list[Directive], fortran: bool) -> str
         at = d.start + offset
         if any(lo <= at < hi for lo, hi in protected):
             continue
-        kind = "reduction update of" if d.family == "acc" else "assignment to"
+        kind = "reduction update of" if lanes_only else "assignment to"
         return (f"data race: {kind} {name} inside a parallel loop (`{d.family} {d.text.strip()[:60]}`), where "
                 f"{name} is shared: declare it inside the loop or list it in private(...) / reduction(...)")
     return None
