@@ -80,3 +80,4 @@ def test_doctor_lists_every_model(catalog):
     rows = [line for line in result.output.splitlines() if line.startswith("| ") and not line.startswith("| model")]
     assert sorted(r.split("|")[1].strip() for r in rows) == sorted(catalog.models)
     assert "GPU devices:" in result.output
+    assert "GPU memory checker:" in result.output

@@ -282,14 +282,21 @@ def doctor(
     header = ("model", "toolchain", "version", "build", "run", "how to get what is missing")
     offload = ", ".join(offload_compilers()) or ("none (offload models use their CPU route: gcc host fallback, "
                                                  "clang x86-64 offload)")
+    from hpceval.toolchains.cuda import sanitizer
+
+    checker = sanitizer()
+    memcheck = (f"compute-sanitizer ({checker}): GPU jobs are validated again under memcheck" if checker else
+                "none (GPU jobs run without the out-of-bounds device check; it comes with the CUDA toolkit)")
     if markdown:
-        print(f"GPU devices: {devices}  \nGPU offload compilers (OpenMP target / OpenACC): {offload}\n")
+        print(f"GPU devices: {devices}  \nGPU offload compilers (OpenMP target / OpenACC): {offload}  \n"
+              f"GPU memory checker: {memcheck}\n")
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for row in rows:
             print("| " + " | ".join(cell.replace("|", "\\|") or "–" for cell in row) + " |")
         return
-    console.print(f"GPU devices: {devices}\nGPU offload compilers (OpenMP target / OpenACC): {offload}", highlight=False)
+    console.print(f"GPU devices: {devices}\nGPU offload compilers (OpenMP target / OpenACC): {offload}\n"
+                  f"GPU memory checker: {memcheck}", highlight=False)
     table = Table(*header)
     for row in rows:
         table.add_row(*row)
