@@ -530,8 +530,10 @@ class _Analyzer:
         edits = [self._line_span(n) for n in nodes]
         first = _short(self.text(nodes[0]), 50)
         note = f"deleted {len(nodes)} construct{'s' if len(nodes) > 1 else ''} (`{first}`{', ...' if len(nodes) > 1 else ''})"
+        # Without `@cuda.jit` the `kernel[grid, block](...)` launch itself fails: any rejection is right there.
+        launched = any("cuda.jit" in self.text(n) for n in nodes)
         return [self.cand("removed-parallel", "removed parallel construct", nodes[0], edits, note=note,
-                          expect="wrong_model")]
+                          expect=None if launched else "wrong_model")]
 
     def _line_span(self, node: Node) -> Edit:
         """The whole line(s) of a node when nothing else is on them, else the node itself."""
