@@ -333,3 +333,31 @@ def test_planted(plant: Plant, results, catalog):
         assert text in e.evidence, f"{plant.id}: {text!r} not in evidence {e.evidence!r}"
     if plant.check:
         plant.check(e)
+
+
+# ------------------------------------------------------------------ clang offload: the shared-memory second run
+def _offload_plant(catalog, kernel: str, old: str, new: str) -> tuple:
+    spec, model = catalog.kernels[kernel], catalog.models["cpp-openmp-offload"]
+    code = spec.solution_path(model, catalog).read_text()
+    assert old in code
+    return spec, model, code.replace(old, new)
+
+
+@pytest.mark.parametrize(("kernel", "old", "new", "evidence"), [
+    # one element past y on the offload device: the device copy's slack hides it, the host run's guard does not
+    ("axpy", "i < n", "i <= n", "wrote past the end of y"),
+    # one element past x (read): the host run reads the NaN guard
+    ("gemv", "j < n", "j <= n", "size "),
+])
+def test_offload_access_past_the_end_is_found_by_the_shared_memory_run(catalog, evaluator, kernel, old, new, evidence):
+    spec, model, code = _offload_plant(catalog, kernel, old, new)
+    e = evaluator.evaluate(code, spec, model)
+    assert e.verdict == Verdict.wrong_result, e.evidence
+    assert e.evidence.startswith("memory check: shared-memory run") and evidence in e.evidence, e.evidence
+
+
+def test_offload_reference_passes_the_shared_memory_run(catalog, evaluator):
+    spec, model = catalog.kernels["axpy"], catalog.models["cpp-openmp-offload"]
+    e = evaluator.evaluate(spec.solution_path(model, catalog).read_text(), spec, model)
+    assert e.verdict == Verdict.correct, e.evidence
+    assert "shared-memory run (g++, target regions on the host) clean" in e.evidence

@@ -18,7 +18,7 @@ import pytest
 
 from hpceval.contracts import Verdict
 from hpceval.executors.local import LocalExecutor
-from hpceval.toolchains import get_toolchain
+from hpceval.toolchains import SecondRun, get_toolchain
 from hpceval.toolchains.cuda import (
     MEMCHECK_EXIT,
     PROBE_FILE,
@@ -26,8 +26,8 @@ from hpceval.toolchains.cuda import (
     ProbeData,
     build_only,
     memcheck_argv,
-    memcheck_env,
     memcheck_problem,
+    memcheck_run,
     nvcc_path,
     nvidia_gpu,
     probe_library,
@@ -263,13 +263,12 @@ def test_memcheck_run_drops_the_probe_and_wraps_the_command(monkeypatch, tmp_pat
     fake.write_text("#!/bin/sh\n")
     fake.chmod(0o755)
     monkeypatch.setattr("hpceval.toolchains.cuda.sanitizer", lambda: fake)
-    argv = memcheck_argv(["./prog", "cases.txt"])
-    assert argv[0] == str(fake) and argv[-2:] == ["./prog", "cases.txt"]
-    assert "--error-exitcode" in argv and str(MEMCHECK_EXIT) in argv
-    env = memcheck_env({"CUDA_INJECTION64_PATH": "/p.so", "HPCEVAL_PROBE_OUT": "x", "PATH": "/bin"})
-    assert env == {"PATH": "/bin"}
+    run = memcheck_run(["./prog", "cases.txt"])
+    assert run.argv[0] == str(fake) and run.argv[-2:] == ["./prog", "cases.txt"]
+    assert "--error-exitcode" in run.argv and str(MEMCHECK_EXIT) in run.argv
+    assert set(run.drop_env) == {"CUDA_INJECTION64_PATH", "HPCEVAL_PROBE_OUT"}
     monkeypatch.setenv("HPCEVAL_NO_MEMCHECK", "1")
-    assert memcheck_argv(["./prog"]) is None
+    assert memcheck_argv(["./prog"]) is None and memcheck_run(["./prog"]) is None
 
 
 @pytest.mark.parametrize(("script", "verdict", "evidence"), [
@@ -285,8 +284,9 @@ def test_evaluator_acts_on_the_memcheck_run(catalog, evaluator, monkeypatch, tmp
     """The evaluator's second run under the sanitizer, exercised with a stand-in sanitizer on a CPU model."""
     spec, model, code = _reference(catalog, "axpy", "cpp-openmp")
     toolchain = get_toolchain(model.toolchain)
-    monkeypatch.setattr(type(toolchain), "memcheck_argv",
-                        lambda self, m, code="": ["sh", "-c", script, "sanitizer", *self.run_argv(m)], raising=False)
+    monkeypatch.setattr(type(toolchain), "second_run", lambda self, m, code="": SecondRun(
+        "compute-sanitizer memcheck", ["sh", "-c", script, "sanitizer", *self.run_argv(m)], memcheck_problem),
+        raising=False)
     result = evaluator.evaluate(code, spec, model)
     assert result.verdict == verdict, result.evidence
     assert evidence in result.evidence

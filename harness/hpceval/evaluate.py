@@ -149,19 +149,11 @@ class Evaluator:
         failure = self._run_failure(result, len(cases), "validation", base, build_s)
         if failure:
             return failure
-        worst = 0.0
-        for i, case in enumerate(cases):
-            try:
-                outputs = read_arrays(workdir, i, spec, lang, case)
-            except MissingOutput as exc:
-                return Evaluation(verdict=Verdict.runtime_error, evidence=f"size {case.label}: {exc}",
-                                  failed_size=case.label, build_s=build_s, run_s=run_s, **base)
-            check = compare(spec, case, outputs)
-            worst = max(worst, check.max_rel_error)
-            if not check.ok:
-                return Evaluation(verdict=Verdict.wrong_result, evidence=f"size {case.label}: {check.detail}",
-                                  max_rel_error=check.max_rel_error, failed_size=case.label, build_s=build_s,
-                                  run_s=run_s, **base)
+        bad, worst = self._check_outputs(workdir, spec, lang, cases)
+        if bad:
+            verdict, case, detail, error = bad
+            return Evaluation(verdict=verdict, evidence=f"size {case.label}: {detail}", max_rel_error=error,
+                              failed_size=case.label, build_s=build_s, run_s=run_s, **base)
         stripped = strip_comments(code, lang)
         unmapped = None
         if model.mapping_check:
@@ -185,7 +177,7 @@ class Evaluator:
                 return Evaluation(verdict=Verdict.wrong_model, evidence=f"dynamic check: {problem}", max_rel_error=worst,
                                   build_s=build_s, run_s=run_s, **base)
             notes += [seen] if seen else []
-        problem, seen = self._memcheck(workdir, model, toolchain, env, run_limits, code)
+        problem, seen = self._second_run(workdir, spec, model, toolchain, env, run_limits, code, cases)
         if problem:
             return Evaluation(verdict=Verdict.wrong_result, evidence=f"memory check: {problem}", max_rel_error=worst,
                               build_s=build_s, run_s=run_s, **base)
@@ -217,22 +209,41 @@ class Evaluator:
         return Evaluation(verdict=Verdict.correct, evidence=evidence, max_rel_error=worst, build_s=build_s,
                           run_s=run_s, **timing, **base)
 
-    def _memcheck(self, workdir: Path, model: ProgrammingModel, toolchain, env: dict[str, str], limits: Limits,
-                  code: str) -> tuple[str | None, str]:
-        """GPU jobs: the validation run again under compute-sanitizer memcheck (toolchains.cuda).
-        (finding or None, note); (None, "") where no such check applies."""
-        argv_of = getattr(toolchain, "memcheck_argv", None)
-        argv = argv_of(model, code) if argv_of is not None else None
-        if not argv:
-            return None, ""
-        from hpceval.toolchains.cuda import memcheck_env, memcheck_problem
+    def _check_outputs(self, workdir: Path, spec: KernelSpec, lang, cases) -> tuple[tuple | None, float]:
+        """((verdict, case, detail, error) of the first bad case, or None; the worst relative error seen)."""
+        worst = 0.0
+        for i, case in enumerate(cases):
+            try:
+                outputs = read_arrays(workdir, i, spec, lang, case)
+            except MissingOutput as exc:
+                return (Verdict.runtime_error, case, str(exc), None), worst
+            check = compare(spec, case, outputs)
+            worst = max(worst, check.max_rel_error)
+            if not check.ok:
+                return (Verdict.wrong_result, case, check.detail, check.max_rel_error), worst
+        return None, worst
 
-        result = self._exec(toolchain, argv, workdir, memcheck_env(env), limits)
-        problem = memcheck_problem(result.returncode, result.stdout + "\n" + result.stderr)
-        if problem or result.returncode == 0:
-            return problem, "compute-sanitizer memcheck clean"
-        why = "timed out" if result.timed_out else f"exit {result.returncode}"
-        return None, f"memcheck inconclusive ({why})"
+    def _second_run(self, workdir: Path, spec: KernelSpec, model: ProgrammingModel, toolchain, env: dict[str, str],
+                    limits: Limits, code: str, cases) -> tuple[str | None, str]:
+        """The toolchain's second validation run (toolchains.SecondRun): (finding or None, note)."""
+        hook = getattr(toolchain, "second_run", None)
+        run = hook(model, code) if hook is not None else None
+        if run is None:
+            return None, ""
+        run_env = {k: v for k, v in env.items() if k not in run.drop_env}
+        result = self._exec(toolchain, run.argv, workdir, run_env, limits)
+        problem = run.finding(result.returncode, result.stdout + "\n" + result.stderr)
+        if problem:
+            return problem, ""
+        if result.returncode != 0:
+            why = "timed out" if result.timed_out else f"exit {result.returncode}"
+            return None, f"{run.what} inconclusive ({why})"
+        bad, _ = self._check_outputs(workdir, spec, self.catalog.languages[model.language], cases) if run.validate \
+            else (None, 0.0)
+        if bad:
+            _, case, detail, _ = bad
+            return f"{run.what}: size {case.label}: {detail}", ""
+        return None, f"{run.what} clean"
 
     def _exec(self, toolchain, argv: list[str], workdir: Path, env: dict[str, str], limits: Limits) -> ProcResult:
         """One sandboxed command; an interpreter that dies while starting up (before any suggested code runs, e.g.

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -77,6 +78,24 @@ class Toolchain(ABC):
                 # Jobs share cores with other jobs: spinning OpenMP threads would starve each other (a gfortran
                 # offload CG took 10-41 s instead of 0.3 s under load with the default active wait).
                 "OMP_WAIT_POLICY": "passive"}
+
+
+@dataclass(frozen=True)
+class SecondRun:
+    """A second validation run that shows what the first cannot (toolchain hook `second_run(model, code)`).
+
+    GPU jobs run again under compute-sanitizer memcheck (an out-of-bounds device read gives plausible numbers);
+    clang's x86 offload jobs run again built by g++ with target regions on the host, in shared memory, where the
+    drivers' sentinel guards see an access past an array's end that the offload device copy hid. `finding` reads
+    the checker's own report from the exit code and output; `validate` also checks the run's outputs. A run
+    that fails otherwise (no checker, a timeout) only leaves a note: it never fails a kernel.
+    """
+
+    what: str
+    argv: list[str]
+    finding: Callable[[int, str], str | None]
+    drop_env: tuple[str, ...] = ()
+    validate: bool = False
 
 
 class ThreadCheck:

@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain
+from hpceval.toolchains import CompiledToolchain, SecondRun
 
 
 class ClangOffload(CompiledToolchain):
@@ -26,6 +26,29 @@ class ClangOffload(CompiledToolchain):
             llvm_lib = Path(os.path.realpath(found)).parent.parent / "lib"
             env["LD_LIBRARY_PATH"] = str(llvm_lib)
         return env
+
+
+    def second_run(self, model: ProgrammingModel, code: str = "") -> SecondRun | None:
+        """The same driver built by g++ with target regions on the host (shared memory): there an access one
+        element past a mapped array reaches the driver's sentinel guards instead of the device copy's slack."""
+        host = shutil.which("g++")
+        if host is None:
+            return None
+        build = f"{host} -O2 -std=c++17 -w -fopenmp -foffload=disable driver.cpp -o prog_shared 2>/dev/null || exit {NO_BUILD}"
+        return SecondRun(SHARED_RUN, ["sh", "-c", f"{build}; exec ./prog_shared cases.txt"], _guard_finding,
+                         drop_env=("OMP_TARGET_OFFLOAD",), validate=True)
+
+
+SHARED_RUN = "shared-memory run (g++, target regions on the host)"
+NO_BUILD = 87  # g++ cannot build this code: the run is inconclusive, never held against the kernel
+
+
+def _guard_finding(returncode: int, output: str) -> str | None:
+    """The driver's own report of a write past an array's end (its exit code 4)."""
+    if returncode != 4:
+        return None
+    line = next((ln for ln in output.splitlines() if "wrote past the end" in ln), "")
+    return f"{SHARED_RUN}: {line.removeprefix('hpceval driver: ') or 'a write past an array end'}"
 
 
 TOOLCHAIN = ClangOffload()

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from hpceval.bind import DriverHooks
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, ToolInfo, tool_version
+from hpceval.toolchains import CompiledToolchain, SecondRun, ToolInfo, tool_version
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 PROBE_SOURCE = INCLUDE_DIR / "hpceval_cupti_probe.cpp"
@@ -308,9 +308,10 @@ def memcheck_argv(argv: list[str]) -> list[str] | None:
             "--print-limit", "4", *argv]
 
 
-def memcheck_env(env: dict[str, str]) -> dict[str, str]:
-    """The job's environment without the CUPTI probe (the sanitizer injects its own library)."""
-    return {k: v for k, v in env.items() if k not in PROBE_ENV_KEYS}
+def memcheck_run(argv: list[str]) -> SecondRun | None:
+    """The validation run again under memcheck, without the CUPTI probe (the sanitizer injects its own library)."""
+    wrapped = memcheck_argv(argv)
+    return SecondRun("compute-sanitizer memcheck", wrapped, memcheck_problem, PROBE_ENV_KEYS) if wrapped else None
 
 
 def memcheck_problem(returncode: int, output: str) -> str | None:
@@ -368,9 +369,9 @@ class GpuProbeMixin:
     def runs_on_gpu(self, model: ProgrammingModel) -> bool:
         return nvidia_gpu() is not None
 
-    def memcheck_argv(self, model: ProgrammingModel, code: str = "") -> list[str] | None:
+    def second_run(self, model: ProgrammingModel, code: str = "") -> SecondRun | None:
         """The validation run under compute-sanitizer memcheck, for jobs on the GPU (None elsewhere)."""
-        return memcheck_argv(self.run_argv(model)) if self.runs_on_gpu(model) else None
+        return memcheck_run(self.run_argv(model)) if self.runs_on_gpu(model) else None
 
     def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
         """(problem or None, evidence) after the validation run: did a kernel run on the GPU?"""

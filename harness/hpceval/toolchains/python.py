@@ -116,13 +116,13 @@ class Python(ThreadCheck, Toolchain):
             return None, ""
         return probe_verdict(read_probe(workdir), calls)
 
-    def memcheck_argv(self, model: ProgrammingModel, code: str = "") -> list[str] | None:
+    def second_run(self, model: ProgrammingModel, code: str = ""):
         """numba.cuda code on a real GPU: the validation run under compute-sanitizer memcheck."""
         if not uses_numba_cuda(code) or self._gpu() is None:
             return None
-        from hpceval.toolchains.cuda import memcheck_argv
+        from hpceval.toolchains.cuda import memcheck_run
 
-        return memcheck_argv(self.run_argv(model))
+        return memcheck_run(self.run_argv(model))
 
     def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
                      code: str = "") -> tuple[list[float], str]:
