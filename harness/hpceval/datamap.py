@@ -19,11 +19,13 @@ depend on the kernel.
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from hpceval.cexpr import evaluate, strip_c_casts
 from hpceval.spec import Language, eval_expr
 
 NO_TRANSFER_TYPES = {"create", "alloc", "pcreate", "present_or_create", "release", "delete", "no_create"}
@@ -262,8 +264,6 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
 
 # ------------------------------------------------------------------------------------------------ array sections
 TO_TRANSFERS = {"to", "tofrom", "copy", "copyin", "pcopy", "pcopyin", "present_or_copy", "present_or_copyin", "device"}
-_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|short|size_t|std::size_t|"
-                   r"ptrdiff_t|u?int(?:32|64)_t|unsigned)\s*\)")
 _C_LOCAL = re.compile(r"\b(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|size_t|std::size_t|auto|"
                       r"ptrdiff_t|u?int(?:32|64)_t|unsigned)\s+([A-Za-z_]\w*)\s*=\s*([^;,{}]+);")
 
@@ -321,33 +321,12 @@ def _c_sections(found: list[Directive]) -> tuple[list[Section], set[tuple[str, s
 
 
 def _c_value(expr: str, values: dict[str, int]) -> int | None:
-    """An integer C expression of known names (casts dropped, `/` as integer division), or None."""
-    import ast
-
-    text = re.sub(r"static_cast\s*<[^>]*>", "", _CAST.sub("", expr)).strip()
+    """An integer C expression of known names (casts dropped, `/` as C's integer division), or None."""
     try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
+        value = evaluate(ast.parse(strip_c_casts(expr).strip().lower(), mode="eval"), values, c_division=True)
+    except (SyntaxError, ValueError, ArithmeticError, TypeError):
         return None
-    ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-           ast.Div: lambda a, b: int(a / b), ast.FloorDiv: lambda a, b: int(a / b), ast.Mod: lambda a, b: a % b}
-
-    def value(node: ast.AST) -> int:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
-            return node.value
-        if isinstance(node, ast.Name) and node.id.lower() in values:
-            return values[node.id.lower()]
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-            v = value(node.operand)
-            return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp) and type(node.op) in ops:
-            return ops[type(node.op)](value(node.left), value(node.right))
-        raise ValueError(ast.dump(node))
-
-    try:
-        return value(tree.body)
-    except (ValueError, ZeroDivisionError):
-        return None
+    return value if isinstance(value, int) else None
 
 
 def _c_locals(code: str, values: dict[str, int]) -> dict[str, int]:

@@ -46,7 +46,6 @@ import ast
 import dataclasses
 import difflib
 import itertools
-import math
 import random
 import re
 from collections.abc import Iterable, Iterator
@@ -55,6 +54,10 @@ from functools import cache
 
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser
+
+from hpceval.cexpr import C_INT_CAST, strip_c_casts
+from hpceval.cexpr import CALLS as _EXTENT_CALLS
+from hpceval.cexpr import evaluate as _extent_value
 
 KINDS: tuple[str, ...] = (
     "off-by-one", "swapped-index", "dropped-term", "arithmetic", "zeroed-output", "unwritten-output",
@@ -204,8 +207,6 @@ def _short(text: str, limit: int = 70) -> str:
 _ZERO = re.compile(r"^[+]?(?:0+\.?0*|\.0+)(?:[eEdD][+-]?\d+)?(?:_\w+)?[fFlLuU]*$")
 _ONE = re.compile(r"^[+]?(?:0*1\.?0*)(?:[eEdD][+-]?0+)?(?:_\w+)?[fFlLuU]*$")
 _INT = re.compile(r"^-?\d+$")
-_C_CAST = re.compile(r"\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:long\s+long|long|int|short|size_t|"
-                     r"std::size_t|ptrdiff_t|std::ptrdiff_t|u?int(?:32|64)_t|unsigned)\s*\)")
 _DIRECTIVE_KEYWORDS = ("omp", "acc")
 
 
@@ -506,7 +507,7 @@ class _Analyzer:
         exprs = []
         for t in texts:
             t = t.lower() if self.casefold else t
-            t = _C_CAST.sub("", t)
+            t = C_INT_CAST.sub("", t)
             if re.search(r"[^\w\s+\-*/%()]|\w\s*\(", t):
                 return False  # calls, nested subscripts: not analysed, assume it matters
             exprs.append(t.replace("//", "/").replace("/", "//"))
@@ -725,7 +726,6 @@ def _overlapping(edits: list[Edit]) -> bool:
 _BLOCK_SHAPED = re.compile(r"syncthreads|__shared__|shared\.array|shfl|\bwarp_?size\b", re.IGNORECASE)
 """Kernel features whose result depends on the block's shape, so grid and block are not interchangeable."""
 _EXTENT_ATOM = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\s*(?:\.|::|->)\s*[A-Za-z_]\w*)*(?:\s*\[[^\[\]]*\])*")
-_EXTENT_CALLS = {"ceil": math.ceil, "floor": math.floor, "max": max, "min": min, "int": int, "abs": abs}
 _EXTENT_SAMPLES = (1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 127, 128, 255, 256, 257, 1000, 1023, 4097)
 
 
@@ -733,9 +733,7 @@ def _extent_expression(text: str, atoms: dict[str, str], c_division: bool) -> as
     """A grid-extent expression as Python syntax whose variables stand for its operands (names, subscripts,
     members), or None if it holds anything but arithmetic and monotone functions."""
     if c_division:
-        text = _C_CAST.sub("", text)
-        text = re.sub(r"\bstatic_cast\s*<[^<>]*>", "", text)
-        text = re.sub(r"(\d)[uUlL]+\b", r"\1", text)
+        text = strip_c_casts(text)
     parts, pos = [], 0
     for m in _EXTENT_ATOM.finditer(text):
         parts.append(text[pos:m.start()])
@@ -753,31 +751,6 @@ def _extent_expression(text: str, atoms: dict[str, str], c_division: bool) -> as
         return ast.parse("".join(parts).strip(), mode="eval")
     except SyntaxError:
         return None
-
-
-def _extent_value(node: ast.AST, values: dict[str, int], c_division: bool) -> float:
-    if isinstance(node, ast.Expression):
-        return _extent_value(node.body, values, c_division)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, ast.Name) and node.id in values:
-        return values[node.id]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        v = _extent_value(node.operand, values, c_division)
-        return -v if isinstance(node.op, ast.USub) else v
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _EXTENT_CALLS \
-            and not node.keywords:
-        return _EXTENT_CALLS[node.func.id](*(_extent_value(a, values, c_division) for a in node.args))
-    if isinstance(node, ast.BinOp):
-        a, b = _extent_value(node.left, values, c_division), _extent_value(node.right, values, c_division)
-        if isinstance(node.op, ast.Div) and c_division and isinstance(a, int) and isinstance(b, int):
-            q = abs(a) // abs(b)  # C: truncation toward zero
-            return q if (a < 0) == (b < 0) else -q
-        ops = {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b, ast.Div: lambda: a / b,
-               ast.FloorDiv: lambda: a // b, ast.LShift: lambda: a << b, ast.RShift: lambda: a >> b}
-        if type(node.op) in ops:
-            return ops[type(node.op)]()
-    raise ValueError("not a grid extent")
 
 
 def _only_enlarges(before: str, after: str, *, c_division: bool) -> bool:
