@@ -108,7 +108,7 @@ def baselines(timer: Timer, catalog) -> dict:
     import numpy as np
     from cupy import cublas
 
-    from hpceval.validate import make_case
+    from hpceval.cases.generate import make_case
 
     out = {}
     for spec in catalog.kernels.values():

@@ -2,8 +2,9 @@
 
 import pytest
 
-from hpceval.datamap import data_mapping_problem, section_problem
-from hpceval.validate import strip_comments, validation_cases
+from hpceval.analysis.datamap import data_mapping_problem, section_problem
+from hpceval.analysis.source import strip_comments
+from hpceval.cases.generate import validation_cases
 
 SOUND_CPP = {
     "explicit maps": """
@@ -177,7 +178,7 @@ def test_buggy_fortran_is_found(catalog, name):
 
 
 def test_every_offload_reference_is_sound(catalog):
-    from hpceval.validate import strip_comments
+    from hpceval.analysis.source import strip_comments
 
     checked = 0
     for spec in catalog.kernels.values():

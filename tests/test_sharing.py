@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from hpceval.sharing import sharing_problem
-from hpceval.validate import strip_comments
+from hpceval.analysis.sharing import sharing_problem
+from hpceval.analysis.source import strip_comments
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -265,10 +265,7 @@ def doctor(
     for m in cat.models.values():
         try:
             toolchain = get_toolchain(m.toolchain)
-            info = toolchain.detect()
-            refine = getattr(toolchain, "model_info", None)
-            if refine is not None:
-                info = refine(m, info)
+            info = toolchain.model_info(m, toolchain.detect())
         except UnknownToolchain as exc:
             rows.append((m.id, m.toolchain, "", "no", "no", str(exc)))
             continue

@@ -2,6 +2,9 @@
 
 A toolchain module defines `TOOLCHAIN`, an instance of a `Toolchain` subclass. The evaluator asks it for the
 build steps and the run command of a programming model and hands them to an executor; it never runs code itself.
+Beyond building and running, `Toolchain` declares the optional capabilities a toolchain may provide (per-model
+availability, per-job adjustments, a dynamic usage check, a second validation run, a thread check, kernel-only
+times), each with a neutral default; the checks in `hpceval.checks` call them at a fixed point of the evaluation.
 """
 
 from __future__ import annotations
@@ -13,12 +16,12 @@ import shutil
 import subprocess
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from hpceval.bind import DriverHooks
-from hpceval.caseio import read_threads
+from hpceval.cases.io import read_threads
 from hpceval.spec import ProgrammingModel
 
 
@@ -52,8 +55,25 @@ def tool_version(argv: list[str], pattern: str = r"(\d+\.\d+(\.\d+)?)") -> str:
     return first if not match else f"{argv[0]} {match.group(1)}"
 
 
+@dataclass
+class JobAdjust:
+    """What a toolchain changes for one suggestion (`Toolchain.job_adjustments`): validation sizes, extra
+    environment, higher pids / address-space limits, no timing run, and a note for the evidence."""
+
+    sizes: list[dict] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    pids: int | None = None
+    address_space_mb: int | None = None
+    timing: bool = True
+    note: str = ""
+
+
 class Toolchain(ABC):
-    """Build and run commands for one compiler family; argv are run by an executor inside /w."""
+    """Build and run commands for one compiler family; argv are run by an executor inside /w.
+
+    The methods after `env` are optional capabilities: the defaults say "nothing to add", and a toolchain
+    overrides the ones it has. When each is called is fixed by the order of the checks (`hpceval.evaluate`).
+    """
 
     name: str = "abstract"
     language: str = ""
@@ -78,6 +98,42 @@ class Toolchain(ABC):
                 # Jobs share cores with other jobs: spinning OpenMP threads would starve each other (a gfortran
                 # offload CG took 10-41 s instead of 0.3 s under load with the default active wait).
                 "OMP_WAIT_POLICY": "passive"}
+
+    # ---------------------------------------------------------------- optional capabilities
+
+    def model_info(self, model: ProgrammingModel, info: ToolInfo) -> ToolInfo:
+        """Availability refined per model, for a toolchain that serves several (python_gpu: CuPy or pyCUDA).
+        Called before any job, with what `detect` found."""
+        return info
+
+    def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
+        """Per-suggestion changes to sizes, environment, limits and timing (numba.cuda under the simulator, GPU
+        jobs' sandbox needs). Called once before the build."""
+        return None
+
+    def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
+        """(problem or None, evidence note) after the validation run: did the requested model do the work (a GPU
+        kernel ran, a Kokkos dispatch happened)? A problem is `wrong_model`."""
+        return None, ""
+
+    def second_run(self, model: ProgrammingModel, code: str = "") -> SecondRun | None:
+        """A second validation run under a checker (memcheck, a shared-memory rebuild), or None."""
+        return None
+
+    def checks_threads(self, model: ProgrammingModel, code: str = "") -> bool:
+        """Whether this job's thread count is evidence (CPU threading models; see ThreadCheck)."""
+        return False
+
+    def thread_check(self, workdir: Path, model: ProgrammingModel, labels: list[str], code: str = "",
+                     earlier: int = 0) -> tuple[str | None, str | None]:
+        """(problem or None, note or None) from the thread records of the cases `labels` (see ThreadCheck)."""
+        return None, None
+
+    def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
+                     code: str = "") -> tuple[list[float], str]:
+        """Per timed call, the device time of the kernels (s) and how calls were told apart; ([], why) when the
+        whole call's wall time is what counts (CPU models)."""
+        return [], ""
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from hpceval.bind import DriverHooks
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, SecondRun, ToolInfo, tool_version
+from hpceval.toolchains import CompiledToolchain, JobAdjust, SecondRun, ToolInfo, tool_version
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 PROBE_SOURCE = INCLUDE_DIR / "hpceval_cupti_probe.cpp"
@@ -325,19 +325,6 @@ def memcheck_problem(returncode: int, output: str) -> str | None:
                                                                  line)), 0)
     detail = "; ".join(lines[start:start + 4]) or "errors reported"
     return f"compute-sanitizer memcheck: {detail[:400]}"
-
-
-@dataclass
-class JobAdjust:
-    """What a toolchain changes for one suggestion (see Python.job_adjustments): validation sizes, extra
-    environment, a higher pids limit, no timing run, and a note for the evidence."""
-
-    sizes: list[dict] | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    pids: int | None = None
-    address_space_mb: int | None = None
-    timing: bool = True
-    note: str = ""
 
 
 # What a job on the GPU needs from the sandbox: a read-write /proc (cuInit fails with

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import ThreadCheck, Toolchain, ToolInfo
+from hpceval.toolchains import JobAdjust, ThreadCheck, Toolchain, ToolInfo
 
 NUMBA_CUDA = re.compile(r"\bcuda\.jit\b|\bfrom\s+numba\s+import\b[^\n]*\bcuda\b|\bnumba\.cuda\b|\bfrom\s+numba\.cuda\b")
 SHIM_DIR = Path(__file__).resolve().parent / "include" / "python_numba_cuda"
@@ -32,7 +32,7 @@ def _output_elements(spec, size: dict) -> int:
     """Elements of the largest output array at a size (about the number of GPU threads a kernel launches)."""
     import numpy as np
 
-    from hpceval.caseio import array_shape
+    from hpceval.cases.io import array_shape
 
     inputs = spec.make_inputs(dict(size), np.random.default_rng(0))
     counts = [int(np.prod(array_shape(p, inputs))) for p in spec.outputs if p.is_array]
@@ -78,7 +78,7 @@ class Python(ThreadCheck, Toolchain):
         """None for CPU code; for numba.cuda code the GPU probe, or the simulator at reduced sizes."""
         if not uses_numba_cuda(code):
             return None
-        from hpceval.toolchains.cuda import GPU_JOB_ENV, JobAdjust, gpu_adjust, probe_env
+        from hpceval.toolchains.cuda import GPU_JOB_ENV, gpu_adjust, probe_env
 
         if self._gpu() is not None:
             return gpu_adjust("numba.cuda on the GPU", {**probe_env(), **GPU_JOB_ENV, "PYTHONPATH": self._pythonpath()})

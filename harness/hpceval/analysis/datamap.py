@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hpceval.cexpr import evaluate, strip_c_casts
+from hpceval.analysis.cexpr import evaluate, strip_c_casts
 from hpceval.spec import Language, eval_expr
 
 NO_TRANSFER_TYPES = {"create", "alloc", "pcreate", "present_or_create", "release", "delete", "no_create"}

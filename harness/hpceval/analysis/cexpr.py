@@ -1,7 +1,7 @@
 """Integer C expressions as they appear in data-clause sections and launch geometry: `(long)m * n`, `(n + 255) / 256`.
 
 One reader for the two places that evaluate them: the offload section check (datamap.py) and the mutation
-operators' test for launch mutants that only enlarge a grid (mutants.py).
+operators' test for launch mutants that only enlarge a grid (hpceval.mutants.gpu_launch).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from hpceval.datamap import Directive, clause_items, directives
+from hpceval.analysis.datamap import Directive, clause_items, directives
 from hpceval.spec import Language
 
 PRIVATE_CLAUSES = ("private", "firstprivate", "lastprivate", "linear", "reduction", "in_reduction", "copyprivate")
