@@ -514,7 +514,7 @@ def test_python_launch_extents():
     ("(n + 255) / 256", "f(n) / 256", False),  # unknown function: not analysed, kept
 ])
 def test_only_enlarges(before, after, bigger):
-    from hpceval.mutants import _only_enlarges
+    from hpceval.mutants.gpu_launch import only_enlarges as _only_enlarges
 
     assert _only_enlarges(before, after, c_division=True) is bigger
 
