@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from functools import cache
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from hpceval.cli import app
 from hpceval.contracts import Evaluation, Prompt, Suggestion, Verdict
 from hpceval.metrics import Rubric, pass_at_k
 from hpceval.report import SCHEMA_VERSION, build_report, load_results, score
-from hpceval.store import Store
+from hpceval.store import Store, write_csv_atomic
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_DOC = REPO / "docs" / "leaderboard-schema.md"
@@ -257,3 +259,32 @@ def test_a_prompt_with_nothing_correct_has_speedup_zero_when_its_cell_has_a_base
     row = prompts[(prompts["llm"] == SYNTHETIC_LLM) & (prompts["prompt_id"] == target)].iloc[0]
     assert row["speedup_at_1"] == 0.0 and row["pass_at_1"] == 0.0 and row["proficiency"] == 0.0
     assert row["baseline_time_s"] > 0
+
+
+def test_csvs_are_written_atomically_with_the_mode_the_umask_gives(tmp_path: Path):
+    """evaluations.csv and the report's CSVs are 0666 less the umask, like any file open() creates (not the 0600
+    of a mkstemp file renamed into place), and no temporary file is left behind."""
+    store = Store(tmp_path / "run")
+    store.add_run("perm1", "local", {"llm_identity": {"model": "tiny-model"}}, {})
+    prompt = Prompt(prompt_id="axpy/cpp-openmp/chat/none", kernel="axpy", model="cpp-openmp", language="cpp",
+                    style="chat", hint="none", text="x")
+    store.add_prompts("perm1", [prompt])
+    store.add_generation("perm1", Suggestion(prompt_id=prompt.prompt_id, rank=1, text="x", code="x"))
+    store.link("perm1", prompt.prompt_id, 1, "x", "perm1-1", "")
+    store.put_evaluation("perm1-1", Evaluation(verdict=Verdict.build_error, evidence="no"))
+    old = os.umask(0o022)
+    try:
+        evaluations = store.export_csv("perm1")
+        store.close()
+        written = build_report([tmp_path / "run"], tmp_path / "out", n_boot=20)
+        os.umask(0o027)
+        again = write_csv_atomic(pd.read_csv(evaluations), evaluations)        # replacing a 0644 file
+    finally:
+        os.umask(old)
+    csvs = [p for p in written if p.suffix == ".csv"]
+    assert len(csvs) == 8 and pd.read_csv(tmp_path / "out" / "leaderboard.csv")["correct"].tolist() == [0]
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in csvs} == {p.name: 0o644 for p in csvs}
+    assert again == evaluations and stat.S_IMODE(evaluations.stat().st_mode) == 0o640
+    assert pd.read_csv(evaluations)["verdict"].tolist() == ["build_error"]
+    leftovers = [p.name for d in (tmp_path / "run", tmp_path / "out") for p in d.iterdir() if p.name.startswith(".")]
+    assert leftovers == []

@@ -34,7 +34,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from hpceval.executors import ExecutorUnavailable
+from hpceval.executors.base import ExecutorUnavailable
 from hpceval.paths import PACKAGE_DIR
 
 REPOSITORY_PREFIX = os.environ.get("HPCEVAL_IMAGE_PREFIX", "hpceval/")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -188,10 +188,24 @@ class Store:
 
     def export_csv(self, run_id: str | None = None, name: str = "evaluations.csv") -> Path:
         """Write the results table atomically (a reader never sees half a file)."""
-        target = self.dir / name
-        frame = self.results(run_id)
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".evaluations-", suffix=".csv")
-        os.close(fd)
-        frame.to_csv(tmp, index=False)
-        os.replace(tmp, target)
-        return target
+        return write_csv_atomic(self.results(run_id), self.dir / name)
+
+
+def write_csv_atomic(frame: pd.DataFrame, path: Path, **to_csv: Any) -> Path:
+    """Write `frame` (no index) to `path` atomically: readers see the old file or the new one, never half of one.
+
+    The rows go to a hidden file next to `path` that is then renamed over it. That file is created like open()
+    creates one, mode 0666 less the umask (0644 under umask 022); tempfile.mkstemp would create it 0600, and the
+    rename keeps the mode, so published CSVs would be unreadable to anyone but their owner.
+    """
+    path = Path(path)
+    tmp = path.parent / f".{path.stem}-{secrets.token_hex(8)}{path.suffix}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        with open(fd, "w", encoding="utf-8", newline="") as handle:
+            frame.to_csv(handle, index=False, **to_csv)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path

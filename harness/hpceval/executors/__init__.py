@@ -2,67 +2,16 @@
 
 `local` runs it in an nsjail sandbox on this machine, `docker` in the toolchain's container image. Both take
 the same arguments and return the same ProcResult, so verdicts do not depend on the executor.
+
+The contract (Limits, Executor, ExecutorUnavailable, SandboxError) is defined in executors/base.py and exported
+here as the package's public API; the implementations import it from base, never from this facade.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from hpceval.executors.base import Executor, ExecutorUnavailable, Limits, SandboxError
 
-from hpceval.contracts import ProcResult
-
-if TYPE_CHECKING:
-    from hpceval.toolchains import Toolchain, ToolInfo
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one sandboxed command. Defaults fit a compile or a validation run on a laptop."""
-
-    wall_s: float = 60.0
-    cpu_s: int = 300
-    address_space_mb: int = 16384
-    memory_mb: int = 4096
-    pids: int = 256
-    file_size_mb: int = 256
-    open_files: int = 1024
-    stack_mb: int = 512
-    output_kb: int = 64
-    disk_mb: int = 1024  # docker: size of the tmpfs work dir (/tmp gets half); local: unused
-
-
-class ExecutorUnavailable(RuntimeError):
-    """The executor cannot run anything here (no sandbox, no engine); the message says what to install."""
-
-
-class SandboxError(RuntimeError):
-    """The sandbox or container could not start the command: a harness fault (infra_error), not the code's."""
-
-
-class Executor(ABC):
-    name: str = "abstract"
-
-    @abstractmethod
-    def run(self, argv: list[str], workdir: Path, env: dict[str, str], limits: Limits,
-            image: str | None = None) -> ProcResult:
-        """Run argv with cwd = workdir (seen as /w inside the sandbox); never raises for the program's faults."""
-
-    def describe(self) -> str:
-        return self.name
-
-    def image_digest(self, toolchain: str) -> str:
-        """The image that runs a toolchain's jobs (empty for the local executor)."""
-        return ""
-
-    def image_for(self, toolchain: str) -> str | None:
-        """What to pass as run(image=...) for a toolchain's jobs (None: the executor needs no image)."""
-        return None
-
-    def toolchain_info(self, toolchain: Toolchain) -> ToolInfo:
-        """Whether and which version of a toolchain this executor runs (local: what the host has)."""
-        return toolchain.detect()
+__all__ = ["Executor", "ExecutorUnavailable", "Limits", "SandboxError", "get_executor"]
 
 
 def get_executor(name: str) -> Executor:

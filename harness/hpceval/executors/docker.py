@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hpceval.contracts import ProcResult
-from hpceval.executors import Executor, ExecutorUnavailable, Limits
+from hpceval.executors.base import Executor, ExecutorUnavailable, Limits
 
 if TYPE_CHECKING:
     from hpceval.toolchains import Toolchain, ToolInfo

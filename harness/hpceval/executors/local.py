@@ -27,7 +27,7 @@ from functools import cache
 from pathlib import Path
 
 from hpceval.contracts import ProcResult
-from hpceval.executors import Executor, ExecutorUnavailable, Limits, SandboxError
+from hpceval.executors.base import Executor, ExecutorUnavailable, Limits, SandboxError
 
 SANDBOX_UID = 65534
 PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")

@@ -1,0 +1,183 @@
+"""Figures: the report's matplotlib/seaborn figures, drawn from Scores.
+
+The same functions make the PNGs of the published report and the figures of the notebooks, so a figure in a
+notebook and on the page are the same figure. matplotlib and seaborn (the `report` extra) are imported inside
+the functions: loading and scoring work without them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hpceval.metrics import VERDICTS
+from hpceval.report.scores import CORRECT, INFRA, Scores
+
+VERDICT_COLORS = {
+    "correct": "#1a9850", "wrong_model": "#a6d96a", "wrong_result": "#fdae61", "timeout": "#f46d43",
+    "runtime_error": "#d73027", "build_error": "#a50026", "unbindable": "#8073ac", "no_code": "#4d4d4d",
+    "infra_error": "#d9d9d9",
+}
+
+
+def _figure(width: float, height: float):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(max(width, 3.0), max(height, 2.0)), dpi=100, layout="constrained")
+
+
+def _model_order(models: Iterable[str]) -> list[str]:
+    models = list(dict.fromkeys(models))
+    try:
+        from hpceval.spec import catalog
+
+        order = list(catalog().models)
+    except Exception:  # noqa: BLE001 - ordering is cosmetic
+        order = []
+    return sorted(models, key=lambda m: (order.index(m) if m in order else len(order), m))
+
+
+def figure_heatmap(scores: Scores, llm: str, value: str = "proficiency"):
+    """The study's view: kernel x programming model, one panel per language, cells = `value` (0..1)."""
+    import seaborn as sns
+
+    board = scores.leaderboard[scores.leaderboard["llm"] == llm]
+    languages = sorted(board["language"].unique())
+    widths = [max(1, board[board["language"] == lang]["model"].nunique()) for lang in languages] or [1]
+    kernels = sorted(board["kernel"].unique())
+    title = f"{value.replace('_', ' ')}: {llm}"
+    fig = _figure(max(2.0 + 1.5 * sum(widths), 1.0 + 0.11 * len(title)), 1.4 + 0.5 * len(kernels))
+    axes = fig.subplots(1, len(widths), squeeze=False, gridspec_kw={"width_ratios": widths})[0]
+    for ax, lang in zip(axes, languages or [""], strict=False):
+        sub = board[board["language"] == lang]
+        table = sub.pivot_table(index="kernel", columns="model", values=value, aggfunc="mean", dropna=False)
+        table = table.reindex(index=kernels, columns=_model_order(sub["model"]))
+        sns.heatmap(table, ax=ax, vmin=0, vmax=1, cmap="RdYlGn", annot=True, fmt=".2f", cbar=ax is axes[-1],
+                    linewidths=0.5, linecolor="white", annot_kws={"size": 9})
+        ax.set_title(lang)
+        ax.set_xlabel("")
+        ax.set_ylabel("kernel" if ax is axes[0] else "")
+        ax.tick_params(axis="x", labelrotation=30)
+    fig.suptitle(title)
+    return fig
+
+
+def figure_pass_at_k(scores: Scores):
+    """pass@k against k per programming model, one panel per LLM."""
+    import seaborn as sns
+
+    curves = scores.curves
+    llms = sorted(curves["llm"].unique()) or [""]
+    cols = min(3, len(llms))
+    rows = math.ceil(len(llms) / cols)
+    fig = _figure(4.5 * cols + 1.5, 3.4 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    order = _model_order(curves["model"])
+    kmax = int(curves["k"].max()) if not curves.empty else 1
+    for ax, llm in zip(axes, llms, strict=False):
+        sub = curves[curves["llm"] == llm]
+        if not sub.empty:
+            sns.lineplot(data=sub, x="k", y="pass_at_k", hue="model", hue_order=order, marker="o", ax=ax,
+                         legend=ax is axes[0])
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlim(0.7, kmax + 0.3)
+        ax.set_title(llm)
+        ax.set_ylabel("pass@k")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    for ax in axes[len(llms):]:
+        ax.set_visible(False)
+    if axes[0].get_legend() is not None:
+        sns.move_legend(axes[0], "lower right", fontsize=8, title=None)
+    return fig
+
+
+def figure_speedups(scores: Scores):
+    """Distribution of the speedups of correct suggestions over the baseline, per model and LLM (log scale)."""
+    import seaborn as sns
+
+    data = scores.samples[(scores.samples["verdict"] == CORRECT) & np.isfinite(scores.samples["speedup"])]
+    data = data[data["speedup"] > 0]
+    order = _model_order(scores.samples["model"])
+    fig = _figure(1.2 * len(order) + 3, 4)
+    ax = fig.subplots()
+    if data.empty:
+        ax.text(0.5, 0.5, "no speedups: no timed correct suggestion with a reference-run baseline",
+                ha="center", va="center", transform=ax.transAxes, wrap=True)
+        ax.set_axis_off()
+        return fig
+    order = [m for m in order if m in set(data["model"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # seaborn 0.13 passes matplotlib's deprecated `vert`
+        sns.boxplot(data=data, x="model", y="speedup", hue="llm", order=order, ax=ax, log_scale=True,
+                    showfliers=False, fill=False)
+    sns.stripplot(data=data, x="model", y="speedup", hue="llm", order=order, ax=ax, dodge=True, size=3,
+                  alpha=0.6, legend=False)
+    ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
+    from matplotlib.ticker import FuncFormatter
+
+    times = FuncFormatter(lambda v, _: f"{v:g}×")
+    ax.yaxis.set_major_formatter(times)
+    lo, hi = ax.get_ylim()
+    narrow = hi / lo < 10        # less than a decade: label every minor tick, else 2, 3 and 5 of each decade
+
+    def minor(v: float, _: Any) -> str:
+        mantissa = round(v / 10 ** math.floor(math.log10(v)), 6) if v > 0 else 0
+        return f"{v:.2g}×" if narrow or mantissa in (2, 3, 5) else ""
+
+    ax.yaxis.set_minor_formatter(FuncFormatter(minor))
+    if ax.get_legend() is not None:
+        ax.get_legend().set_title("LLM")
+    ax.set_ylabel("speedup over the reference solution")
+    ax.set_xlabel("")
+    ax.tick_params(axis="x", labelrotation=30)
+    return fig
+
+
+def figure_verdicts(scores: Scores):
+    """Share of each verdict per programming model, one panel per LLM (infra_error shown, in grey)."""
+    samples = scores.samples
+    llms = sorted(samples["llm"].unique()) or [""]
+    order = _model_order(samples["model"])
+    fig = _figure(9, 0.9 + 0.35 * len(order) * len(llms) + 0.6 * len(llms))
+    axes = fig.subplots(len(llms), 1, squeeze=False).ravel()
+    for ax, llm in zip(axes, llms, strict=True):
+        sub = samples[samples["llm"] == llm]
+        table = pd.crosstab(sub["model"], sub["verdict"], normalize="index")
+        table = table.reindex(index=[m for m in order if m in table.index], columns=VERDICTS, fill_value=0.0)
+        left = np.zeros(len(table))
+        for verdict in VERDICTS:
+            vals = table[verdict].to_numpy()
+            if vals.any():
+                ax.barh(table.index, vals, left=left, color=VERDICT_COLORS[verdict], label=verdict,
+                        hatch="//" if verdict == INFRA else None, edgecolor="white")
+            left += vals
+        ax.set_xlim(0, 1)
+        ax.invert_yaxis()
+        ax.set_title(llm)
+        ax.set_xlabel("share of suggestions")
+    handles = {}
+    for ax in axes:
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, h)
+    labels = [v for v in VERDICTS if v in handles]
+    fig.legend([handles[v] for v in labels], labels, loc="outside right upper", fontsize=8)
+    return fig
+
+
+def figures(scores: Scores) -> dict[str, Any]:
+    """All report figures by file stem."""
+    out = {f"heatmap_{_slug(llm)}": figure_heatmap(scores, llm) for llm in sorted(scores.leaderboard["llm"].unique())}
+    out["pass_at_k"] = figure_pass_at_k(scores)
+    out["speedup"] = figure_speedups(scores)
+    out["verdicts"] = figure_verdicts(scores)
+    return out
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "llm"

@@ -1,0 +1,219 @@
+"""Publishing: Scores -> the leaderboard CSVs, index.html, summary.md, manifest.json and figures/*.png.
+
+Formatting (numbers, confidence intervals, table columns) and the writing of files live here, apart from the
+scoring, so that changing what the page looks like cannot change a published number. CSVs are replaced
+atomically; the HTML page is rendered from templates/leaderboard.html.j2.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import warnings
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hpceval import __version__
+from hpceval.metrics import Rubric
+from hpceval.report.figures import figures
+from hpceval.report.scores import KS, SCHEMA_VERSION, Scores, score, with_schema
+from hpceval.store import write_csv_atomic
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+BASELINE_TEXT = ("the reference solution of the same kernel and programming model, timed on the same device in a "
+                 "reference run (hpceval run --llm reference); speedup = baseline median time / suggestion median "
+                 "time. No baseline timing or no suggestion timing: NaN. For speedup@k an incorrect suggestion "
+                 "counts as speedup 0.")
+
+
+def _fmt(x: Any, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return f"{x:.{digits}f}" if abs(x) < 1e4 else f"{x:.3g}"
+    return str(x)
+
+
+def _p(p: float) -> str:
+    return "–" if not math.isfinite(p) else ("<0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def _ci(row: pd.Series, col: str, digits: int = 2) -> str:
+    v = row.get(col)
+    if v is None or not np.isfinite(v):
+        return "–"
+    lo, hi = row.get(f"{col}_lo"), row.get(f"{col}_hi")
+    if lo is None or not np.isfinite(lo):
+        return _fmt(v, digits)
+    return f"{_fmt(v, digits)} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+
+
+def _html_columns(frame: pd.DataFrame, ks: Sequence[int], with_kernel: bool) -> list[tuple[str, str, str]]:
+    """(header, column, kind) for the HTML/Markdown tables; kind: text, int, num, ci."""
+    cols = [("LLM", "llm", "text"), ("language", "language", "text"), ("model", "model", "text")]
+    if with_kernel:
+        cols.append(("kernel", "kernel", "text"))
+    else:
+        cols.append(("kernels", "kernels", "int"))
+    cols += [("prompts", "prompts", "int"), ("correct / scored", "correct", "frac"),
+             ("infra_error", "infra_error", "int"), ("proficiency [95% CI]", "proficiency", "ci")]
+    for k in ks:
+        if frame.get(f"pass_at_{k}_prompts", pd.Series(dtype=float)).fillna(0).sum() > 0:
+            cols.append((f"pass@{k} [95% CI]", f"pass_at_{k}", "ci"))
+    for k in ks:
+        if frame.get(f"speedup_at_{k}_prompts", pd.Series(dtype=float)).fillna(0).sum() > 0:
+            cols.append((f"speedup@{k} [95% CI]", f"speedup_at_{k}", "ci"))
+    cols += [("best speedup", "speedup_best", "num"), ("roofline eff.", "roofline_efficiency", "num"),
+             ("GB/s (best)", "gbytes_per_s_best", "num")]
+    return cols
+
+
+def _table_rows(frame: pd.DataFrame, cols: list[tuple[str, str, str]]) -> list[list[tuple[str, str]]]:
+    """Rows of (display text, sort value) cells."""
+    rows = []
+    for _, r in frame.iterrows():
+        cells = []
+        for _, col, kind in cols:
+            v = r.get(col)
+            if kind == "text":
+                cells.append((str(v), str(v)))
+            elif kind == "frac":
+                cells.append((f"{int(r['correct'])} / {int(r['scored'])}",
+                              _fmt(r["correct"] / r["scored"], 6) if r["scored"] else ""))
+            elif kind == "ci":
+                cells.append((_ci(r, col), "" if v is None or not np.isfinite(v) else repr(float(v))))
+            else:
+                ok = v is not None and np.isfinite(v)
+                cells.append((_fmt(v) if ok else "–", repr(float(v)) if ok else ""))
+        rows.append(cells)
+    return rows
+
+
+def _markdown_table(headers: list[str], rows: list[list[str]]) -> str:
+    def esc(s: str) -> str:
+        return s.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+SAMPLE_COLUMNS = ["llm", "llm_spec", "run_id", "language", "model", "kernel", "style", "hint", "prompt_id", "rank",
+                  "verdict", "evidence", "max_rel_error", "failed_size", "time_median_s", "gflops", "gbytes_per_s",
+                  "device", "baseline_time_s", "speedup", "peak_gflops", "peak_gbytes_per_s",
+                  "compute_efficiency", "bandwidth_efficiency", "roofline_efficiency", "variant", "toolchain",
+                  "toolchain_version"]
+
+
+def build_report(runs: list[Path], out: Path, *, rubric: str | Path | Rubric | None = None,
+                 ceilings: str | Path | Sequence[str | Path] | None = None, baseline_runs: Iterable[Path] = (),
+                 ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0) -> list[Path]:
+    """Write the leaderboard CSVs, index.html, summary.md and figures/*.png into `out`; return their paths."""
+    runs = [Path(r) for r in runs]
+    out = Path(out)
+    scores = score(runs, rubric=rubric, ceilings=ceilings, baseline_runs=baseline_runs, ks=ks, n_boot=n_boot,
+                   seed=seed)
+    out.mkdir(parents=True, exist_ok=True)
+    fig_dir = out / "figures"
+    if fig_dir.is_dir():
+        shutil.rmtree(fig_dir)
+    fig_dir.mkdir()
+    written: list[Path] = []
+    tables = {"leaderboard.csv": scores.leaderboard, "summary.csv": scores.summary, "prompts.csv": scores.prompts,
+              "verdicts.csv": scores.verdicts, "comparisons.csv": scores.comparisons,
+              "suggestions.csv": with_schema(scores.samples.reindex(columns=SAMPLE_COLUMNS)),
+              "pass_at_k.csv": with_schema(scores.curves), "runs.csv": scores.runs}
+    for name, frame in tables.items():
+        written.append(write_csv_atomic(frame, out / name, float_format="%.6g"))
+    figs = figures(scores)
+    fig_paths = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        for stem, fig in figs.items():
+            path = fig_dir / f"{stem}.png"
+            fig.savefig(path, dpi=110)
+            fig_paths[stem] = path
+            written.append(path)
+    manifest = {"schema_version": SCHEMA_VERSION, "hpceval": __version__,
+                "generated": datetime.now(UTC).isoformat(timespec="seconds"),
+                "runs": [str(r) for r in runs], "ks": list(scores.ks), "bootstrap": {"n": n_boot, "seed": seed},
+                "rubric": scores.rubric.describe(), "baseline": BASELINE_TEXT,
+                "ceilings": scores.ceilings.to_dict("records"), "infra_error": scores.infra_errors,
+                "notes": scores.notes, "files": sorted(p.relative_to(out).as_posix() for p in written)}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+    written.append(out / "manifest.json")
+    written.append(_write_markdown(scores, out, fig_paths, manifest))
+    written.append(_write_html(scores, out, fig_paths, manifest))
+    return written
+
+
+def _write_markdown(scores: Scores, out: Path, fig_paths: dict[str, Path], manifest: dict) -> Path:
+    cols = _html_columns(scores.summary, scores.ks, with_kernel=False)
+    rows = [[c[0] for c in row] for row in _table_rows(scores.summary, cols)] if not scores.summary.empty else []
+    lines = ["# hpceval leaderboard", "",
+             f"Generated {manifest['generated']} by hpceval {__version__} (CSV schema {SCHEMA_VERSION}) from "
+             f"{len(scores.runs)} run(s): " + ", ".join(f"`{r.run_id}` ({r.llm})" for r in scores.runs.itertuples()),
+             "", f"**infra_error: {scores.infra_errors}** suggestion(s) failed for reasons that are not the LLM's "
+             "(excluded from every score, counted per row).", ""]
+    lines += [f"> {note}" for note in scores.notes]
+    lines += ["", "## Per LLM x programming model", "", _markdown_table([c[0] for c in cols], rows), ""]
+    if not scores.comparisons.empty:
+        comp = scores.comparisons[scores.comparisons["model"] == "*"]
+        lines += ["## Paired comparisons (same prompts)", "",
+                  _markdown_table(["A", "B", "metric", "prompts", "A", "B", "A - B [95% CI]", "p", "wins A/ties/B"],
+                                  [[r.llm_a, r.llm_b, r.metric, str(r.prompts), _fmt(r.mean_a), _fmt(r.mean_b),
+                                    f"{_fmt(r.diff)} [{_fmt(r.diff_lo)}, {_fmt(r.diff_hi)}]", _p(r.p_value),
+                                    f"{r.wins_a}/{r.ties}/{r.wins_b}"] for r in comp.itertuples()]), ""]
+    lines += ["## Figures", ""]
+    lines += [f"![{stem}]({p.relative_to(out).as_posix()})" for stem, p in fig_paths.items()]
+    lines += ["", "## Definitions", "",
+              f"* Proficiency: rubric `{scores.rubric.name}` v{scores.rubric.version}: "
+              + "; ".join(f"{lv.score:g} {lv.name} if `{lv.when}`" for lv in scores.rubric.levels)
+              + " (first match; N = scored suggestions, c = correct, s1 = top-ranked correct).",
+              "* pass@k: unbiased estimator 1 - C(N-c,k)/C(N,k), mean over prompts with N >= k.",
+              f"* Speedup baseline: {BASELINE_TEXT}",
+              "* speedup@k: expected best speedup among k of the N suggestions.",
+              "* Roofline efficiency: achieved GFLOP/s over min(peak GFLOP/s, AI x peak GB/s); NaN without ceilings.",
+              "* Brackets: 95% percentile-bootstrap intervals over prompts.",
+              "* Full tables: leaderboard.csv (per kernel), summary.csv, prompts.csv, verdicts.csv, comparisons.csv.",
+              ""]
+    path = out / "summary.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _write_html(scores: Scores, out: Path, fig_paths: dict[str, Path], manifest: dict) -> Path:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=jinja2.select_autoescape(["html", "j2"]))
+    tables = []
+    for title, frame, with_kernel, tid in (("Per LLM × programming model", scores.summary, False, "summary"),
+                                           ("Per LLM × programming model × kernel", scores.leaderboard, True,
+                                            "leaderboard")):
+        cols = _html_columns(frame, scores.ks, with_kernel)
+        kinds = ["text" if kind == "text" else "num" for _, _, kind in cols]
+        tables.append({"id": tid, "title": title, "headers": list(zip([c[0] for c in cols], kinds, strict=True)),
+                       "rows": _table_rows(frame, cols) if not frame.empty else []})
+    comp = scores.comparisons
+    comparisons = [{"a": r.llm_a, "b": r.llm_b, "model": r.model, "metric": r.metric, "prompts": r.prompts,
+                    "mean_a": _fmt(r.mean_a), "mean_b": _fmt(r.mean_b),
+                    "diff": f"{_fmt(r.diff)} [{_fmt(r.diff_lo)}, {_fmt(r.diff_hi)}]", "p": _p(r.p_value),
+                    "wins": f"{r.wins_a} / {r.ties} / {r.wins_b}"} for r in comp.itertuples()]
+    runs = [{"run_id": r.run_id, "llm": r.llm, "created": getattr(r, "created", ""), "suggestions": r.suggestions,
+             "correct": r.correct, "infra_error": r.infra_error} for r in scores.runs.itertuples()]
+    html = env.get_template("leaderboard.html.j2").render(
+        manifest=manifest, tables=tables, comparisons=comparisons, runs=runs, notes=scores.notes,
+        figures=[{"stem": s, "src": p.relative_to(out).as_posix()} for s, p in fig_paths.items()],
+        rubric=scores.rubric, baseline=BASELINE_TEXT, infra=scores.infra_errors, version=__version__,
+        schema=SCHEMA_VERSION, ceilings=scores.ceilings.to_dict("records"))
+    path = out / "index.html"
+    path.write_text(html)
+    return path
