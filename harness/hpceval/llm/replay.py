@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from hpceval.contracts import Prompt, Suggestion
-from hpceval.llm import BackendError, GenerationParams
+from hpceval.llm.base import BackendError, GenerationParams
 
 SCHEMA = "hpceval.replay/1"
 REQUIRED = ("rank", "text")
