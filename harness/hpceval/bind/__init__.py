@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from hpceval.bind.canonical import canonical_binding
 from hpceval.contracts import Binding
 from hpceval.paths import DRIVERS_DIR
 from hpceval.spec import KernelSpec, Language, Param
@@ -30,7 +31,7 @@ class DriverHooks:
     """What a toolchain adds to its language's driver (e.g. Kokkos initialize/finalize).
 
     thread_probe: the driver records, per case, evidence of how many threads ran the kernel (<case>/threads.txt,
-    see caseio.read_threads) for the dynamic thread check of the CPU threading models (toolchains.ThreadCheck).
+    see cases.io.read_threads) for the dynamic thread check of the CPU threading models (toolchains.ThreadCheck).
     """
 
     includes: list[str] = field(default_factory=list)
@@ -55,22 +56,6 @@ def _pytype(p: Param, spec: KernelSpec) -> str:
     if p.kind in ("int", "index"):
         return "int" if not p.is_array else "np.int32"
     return f"np.{spec.dtype}"
-
-
-def canonical_args(spec: KernelSpec, lang: Language) -> list[str]:
-    """Argument expressions for calling the kernel with the spec's own signature."""
-    if lang.id == "cpp":
-        return [f"{p.name}.data()" if p.is_array else p.name for p in spec.params]
-    if lang.id == "python":
-        return [f'ns["{p.name}"]' for p in spec.params]
-    return [p.name for p in spec.params]
-
-
-def canonical_binding(spec: KernelSpec, lang: Language) -> Binding:
-    outputs = [p.name for p in spec.outputs if p.is_array]
-    returns = outputs[0] if lang.id in ("python", "julia") and len(outputs) == 1 else None
-    return Binding(function=spec.function, args=canonical_args(spec, lang), returns=returns,
-                   evidence=f"canonical signature {spec.function}({', '.join(p.name for p in spec.params)})")
 
 
 _FORTRAN_MODULE = re.compile(r"^\s*module\s+(?!procedure\b)(\w+)\s*$", re.IGNORECASE | re.MULTILINE)

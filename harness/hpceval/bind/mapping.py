@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hpceval.bind.parsing import SFunction, SParam
+from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
 
 UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "array": "a std::array",

@@ -28,9 +28,10 @@ from __future__ import annotations
 import re
 import textwrap
 
+from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
-from hpceval.bind.parsing import SFunction, Unit, fortran_uses, parse
+from hpceval.bind.parse import SFunction, Unit, fortran_uses, parse
 from hpceval.bind.roles import KernelRoles, kernel_roles
 from hpceval.contracts import Binding
 from hpceval.spec import KernelSpec, Language, ProgrammingModel, catalog
@@ -134,7 +135,7 @@ def _candidate_score(fn: SFunction, m: Mapping | None, spec: KernelSpec, unit: U
         score -= 15
     text = fn.text + "".join(h.text for h in _helpers(unit, fn))
     if model is not None and model.usage:
-        from hpceval.validate import strip_comments
+        from hpceval.analysis.source import strip_comments
 
         lang = catalog().languages[model.language]
         clean = strip_comments(text, lang)
@@ -504,8 +505,6 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
                       setup=glue.setup, teardown=glue.teardown, decls=glue.decls,
                       source=None if (exact and clean) else source, module=module if not (exact and clean) else None)
     if exact and clean:
-        from hpceval.bind import canonical_binding
-
         lang_obj = catalog().languages[lang]
         canon = canonical_binding(spec, lang_obj)
         binding.args, binding.returns, binding.call = canon.args, canon.returns, None

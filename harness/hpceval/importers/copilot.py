@@ -386,7 +386,7 @@ _DEF = {
 
 def has_function(block: str, lang: str) -> bool:
     """Whether the suggestion contains a complete function definition other than a main program (tree-sitter)."""
-    from hpceval.bind.parsing import parse
+    from hpceval.bind.parse import parse
 
     try:
         unit = parse(block, lang)

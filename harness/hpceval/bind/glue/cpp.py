@@ -1,0 +1,204 @@
+"""C++ glue: the statements the C/C++ driver runs around the call of a suggested function.
+
+C++ suggestions disagree with the driver's std::vector<T> storage in the most ways: raw pointers, row pointers
+(float**), nested std::vector, std::vector of another element type, Kokkos Views (which must wrap host data
+unmanaged), scalars by pointer or by non-const reference, typedef'd element types the temporaries must be declared
+with. This module spells the shared decisions of glue.common (plans, extras, scaling) in C++ with the driver's
+helpers (hpceval_pack/unpack, hpceval_rows, hpceval_nest, hpceval_assign).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hpceval.bind.glue.common import (
+    Glue,
+    Plan,
+    array_plans,
+    extra,
+    fill_note,
+    leading_dims,
+    qualified,
+    scale_outputs,
+    spec_dim,
+)
+from hpceval.bind.mapping import Mapping
+from hpceval.bind.parse import SParam
+from hpceval.bind.roles import KernelRoles, Role
+from hpceval.spec import KernelSpec
+
+
+def _c_canon(spec: KernelSpec, role: Role) -> str:
+    if role.kind in ("int", "index"):
+        return "int"
+    return "float" if spec.dtype == "float32" else "double"
+
+
+def _dims(role: Role) -> list[str]:
+    return [f"({d})" for d in role.shape]
+
+
+def _c_elem(p: SParam, spec: KernelSpec, role: Role) -> str:
+    """The element type to build a temporary of: the suggestion's own spelling (macros/typedefs included)."""
+    t = re.sub(r"\b(const|volatile|struct)\b", " ", p.type_text)
+    m = re.match(r"^\s*(?:std::)?vector\s*<(.*)>\s*$", t.strip(), re.DOTALL)
+    while m:
+        t = m.group(1)
+        m = re.match(r"^\s*(?:std::)?vector\s*<(.*)>\s*$", t.strip(), re.DOTALL)
+    t = " ".join(t.replace("*", " ").replace("&", " ").split())
+    if p.container == "view":
+        m = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+(?:\s+\w+)?)", p.type_text)
+        t = m.group(1) if m else ""
+    if not t or p.kind == "real_generic" or t == "auto" or p.container == "template":
+        return _c_canon(spec, role) if not p.dtype else ("float" if p.dtype == "float32" else "double")
+    return t
+
+
+def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
+    spec = kr.spec
+    g = Glue()
+    merged = m.merged
+    kokkos = bool(re.search(r"Kokkos|KOKKOS", m.fn.text))
+    if merged is not None:
+        g.setup.append(f"const int hp_k = std::max({{{', '.join(merged.merged)}}});")
+    plans = array_plans(m, kr, "cpp")
+    lead = leading_dims(plans, spec_dim, column_major=False)
+    for p in m.fn.params:
+        role = m.assign.get(p.position)
+        if role is None:
+            if p.default is None:
+                g.args.append("{}")
+            continue
+        if role.merged:
+            g.args.append(_c_scalar(g, p, "hp_k"))
+            continue
+        if role.extra:
+            g.args.append(_c_extra(g, m, kr, p, role, lead, plans))
+            continue
+        if not role.is_array:
+            g.args.append(_c_scalar(g, p, role.name))
+            continue
+        g.args.append(_c_array(g, plans[role.name], spec, kokkos))
+    for role_name, pl in plans.items():
+        if pl.fill is not None and not _needs_temp(pl):
+            g.setup.append(f"std::fill({role_name}.begin(), {role_name}.end(), ({_c_canon(spec, pl.role)}){pl.fill});")
+            g.notes.append(fill_note(role_name, pl.fill))
+    scale_outputs(g, m, kr, lambda name: f"for (auto &hp_v : {name}) hp_v *= {m.scale!r};", g.teardown)
+    if m.returned:
+        role = kr.role(m.returned)
+        call = f"{qualified(m)}({', '.join(g.args)})"
+        g.call = f"{{ auto hp_ret = {call}; hpceval_assign({role.name}, hp_ret); }}"
+        g.notes.append(f"the return value is {role.name}")
+    return g
+
+
+def _needs_temp(pl: Plan) -> bool:
+    return (pl.convert or any(pl.pad) or pl.layout != "natural" or pl.p.container in ("pointer2", "vector2")
+            or (pl.p.container == "vector" and pl.convert))
+
+
+def _c_view(pl: Plan, spec: KernelSpec, ptr: str, kokkos: bool) -> str:
+    """A Kokkos::View wrapping host data (unmanaged), or for an unconstrained template type the vector itself."""
+    p, role = pl.p, pl.role
+    dims = ["hp_k" if pad else spec_dim(role, d) for d, pad in enumerate(pl.pad)] if pl.rank <= 2 else \
+        ["*".join(_dims(role))]
+    if p.container == "view":
+        m = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
+        vtype = m.group(0) if m else f"Kokkos::View<{_c_canon(spec, role)}{'*' * max(1, pl.rank)}>"
+        if not vtype.startswith("Kokkos::"):
+            vtype = "Kokkos::" + vtype
+    else:
+        vtype = f"Kokkos::View<{_c_canon(spec, role) if not pl.convert else pl.dtype}{'*' * max(1, len(dims))}>"
+    return f"{vtype}({ptr}, {', '.join(dims)})"
+
+
+def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False) -> str:
+    role, p = pl.role, pl.p
+    name = role.name
+    if not _needs_temp(pl):
+        if p.container == "view" or (p.container == "template" and kokkos):
+            g.notes.append(f"{name}: passed as an unmanaged Kokkos::View of the host data")
+            return _c_view(pl, spec, f"{name}.data()", kokkos)
+        return name if p.container in ("vector", "template") else f"{name}.data()"
+    elem = _c_elem(p, spec, role)
+    if pl.rank >= 3:
+        rows, cols, prows, pcols = "*".join(_dims(role)), "1", "*".join(_dims(role)), "1"
+    elif pl.rank == 2:
+        rows, cols = spec_dim(role, 0), spec_dim(role, 1)
+        prows = "hp_k" if pl.pad[0] else rows
+        pcols = "hp_k" if pl.pad[1] else cols
+    else:
+        rows, cols = spec_dim(role, 0), "1"
+        prows, pcols = ("hp_k" if pl.pad[0] else rows), "1"
+    col = "true" if pl.layout != "natural" else "false"
+    tmp = f"hp_{name}"
+    g.setup.append(f"std::vector<{elem}> {tmp} = hpceval_pack<{elem}>({name}, {rows}, {cols}, {prows}, {pcols}, {col});")
+    if pl.fill is not None:
+        g.setup.append(f"std::fill({tmp}.begin(), {tmp}.end(), ({elem}){pl.fill});")
+        g.notes.append(fill_note(name, pl.fill))
+    teardown = [f"hpceval_unpack({tmp}, {name}, {rows}, {cols}, {prows}, {pcols}, {col});"]
+    if pl.narrowing and not role.is_output:
+        teardown = []  # a narrowed input cannot come back bit-identical: not copied back
+    what = []
+    if pl.convert:
+        what.append(f"converted to {elem}")
+    if any(pl.pad):
+        what.append("zero-padded to k x k")
+    if pl.layout != "natural":
+        what.append("column-major")
+    arg = f"{tmp}.data()"
+    if p.container == "view" or (p.container == "template" and kokkos):
+        arg = _c_view(pl, spec, f"{tmp}.data()", kokkos)
+    elif p.container in ("vector", "template"):
+        arg = tmp
+    elif p.container == "pointer2":
+        r, c = (pcols, prows) if pl.layout != "natural" else (prows, pcols)
+        g.setup.append(f"std::vector<{elem} *> {tmp}_rows = hpceval_rows({tmp}, {r}, {c});")
+        arg = f"{tmp}_rows.data()"
+        what.append("as row pointers")
+    elif p.container == "vector2":
+        r, c = (pcols, prows) if pl.layout != "natural" else (prows, pcols)
+        g.setup.append(f"std::vector<std::vector<{elem}>> {tmp}_2d = hpceval_nest({tmp}, {r}, {c});")
+        teardown.insert(0, f"hpceval_unnest({tmp}_2d, {tmp});")
+        arg = f"{tmp}_2d"
+        what.append("as nested vectors")
+    g.teardown.extend(teardown)
+    if what:
+        g.notes.append(f"{name}: {', '.join(what)}")
+    return arg
+
+
+def _c_scalar(g: Glue, p: SParam, expr: str) -> str:
+    t = " ".join(re.sub(r"\b(const|volatile)\b", " ", p.type_text).replace("*", " ").replace("&", " ").split()) or "int"
+    if p.pointer_scalar or (p.array and p.container == "pointer"):
+        g.setup.append(f"{t} hp_s_{p.name} = ({t})({expr});")
+        return f"&hp_s_{p.name}"
+    if p.reference and not p.const:
+        g.setup.append(f"{t} hp_s_{p.name} = ({t})({expr});")
+        return f"hp_s_{p.name}"
+    return expr
+
+
+def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: dict[str, str],
+             plans: dict[str, Plan]) -> str:
+    what, value = extra(role)
+    if what == "lead":
+        expr = lead.get(value) or spec_dim(kr.role(value), 1)
+    elif what == "notrans":
+        expr = "'N'" if p.kind in ("char", "unknown") else "0"
+    elif what == "threads":
+        expr = "hpceval_threads()"
+    elif what == "output":
+        target = kr.role(value)
+        elem = _c_elem(p, kr.spec, target)
+        size = "*".join(_dims(target))
+        g.setup.append(f"std::vector<{elem}> hp_{role.name}((size_t)({size}), ({elem})NAN);")
+        g.teardown.append(f"hpceval_unpack(hp_{role.name}, {target.name}, {size}, 1, {size}, 1, false);")
+        g.notes.append(f"{p.name} is a separate output, copied to {target.name}")
+        return f"hp_{role.name}.data()"
+    elif what == "real":
+        expr = f"({_c_elem(p, kr.spec, role)}){value}"
+    else:
+        expr = value
+    g.notes.append(f"{p.name} = {expr}")
+    return _c_scalar(g, p, expr)

@@ -1,0 +1,254 @@
+"""Python suggestions (NumPy, Numba, CuPy, pyCUDA, ...) parsed into the records of parse.common.
+
+Python suggestions are mostly untyped, so their parameters say little and the body has to say the rest: loops over
+range(len(x)) or A.shape[0], whole-array rebinding (y = A @ x, which writes nothing the caller sees), out= keywords,
+and returned tuples in which timing values (time.perf_counter() differences) must not pass for results. Those
+Python-only readings, and the top-level imports and constants that pruning keeps, live here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from hpceval.bind.parse.common import (
+    Facts,
+    Item,
+    SFunction,
+    SParam,
+    Unit,
+    add_return,
+    idents,
+    parser,
+    root_name,
+    span,
+    subscript,
+    text_of,
+    touch_order,
+    walk,
+)
+
+_PY_TIMING = re.compile(r"^(start|end|stop|t\d*|tic|toc|elapsed|time\w*|duration|dt|t_start|t_end|start_time|end_time)$")
+
+
+# ---------------------------------------------------------------------------------------------------- declarations
+
+
+def _py_param(node: ts.Node, position: int, keyword_only: bool) -> SParam | None:
+    t = node.type
+    default = None
+    type_text = ""
+    if t == "identifier":
+        name = text_of(node)
+    elif t in ("typed_parameter", "typed_default_parameter", "default_parameter"):
+        name_node = node.child_by_field_name("name") or next((c for c in node.named_children if c.type == "identifier"), None)
+        name = text_of(name_node)
+        type_text = text_of(node.child_by_field_name("type"))
+        value = node.child_by_field_name("value")
+        default = text_of(value) if value is not None else None
+    elif t in ("list_splat_pattern", "dictionary_splat_pattern"):
+        return SParam(name=text_of(node), position=position, kind="other", default="*")
+    else:
+        return None
+    p = SParam(name=name, position=position, type_text=type_text, default=default, keyword_only=keyword_only,
+               container="unknown")
+    low = type_text.lower()
+    if low:
+        if low in ("int", "np.int32", "np.int64", "numpy.int64"):
+            p.kind, p.array, p.rank = "int", False, 0
+        elif low in ("float", "np.float32", "np.float64", "numpy.float64", "numpy.float32"):
+            p.kind, p.array, p.rank = "real", False, 0
+            p.dtype = "float32" if "32" in low else None
+        elif "ndarray" in low or "array" in low or "list" in low or "sequence" in low:
+            p.array = True
+            p.container = "ndarray"
+            p.kind = "real"
+    return p
+
+
+# ---------------------------------------------------------------------------------------------------- body facts
+
+
+def _py_facts(body: ts.Node, params: set[str]) -> Facts:
+    f = Facts()
+    derived_time: set[str] = set()
+    for n in walk(body):
+        t = n.type
+        if t == "for_statement":
+            left = n.child_by_field_name("left")
+            right = n.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and right is not None and right.type == "call":
+                fname = text_of(right.child_by_field_name("function")).split(".")[-1]
+                args = right.child_by_field_name("arguments")
+                if fname in ("range", "prange", "arange", "xrange", "trange") and args is not None and args.named_children:
+                    bound = args.named_children[1] if len(args.named_children) >= 2 else args.named_children[0]
+                    ids = idents(bound)
+                    f.loops.setdefault(text_of(left), set()).update(ids | _py_shape_tokens(bound))
+        elif t == "subscript":
+            value = n.child_by_field_name("value")
+            if n.parent is not None and n.parent.type == "subscript" and n.parent.child_by_field_name("value") == n:
+                continue
+            chain = []
+            m = n
+            while m is not None and m.type == "subscript":
+                subs = m.children_by_field_name("subscript")
+                chain = [list(subs)] + chain
+                m = m.child_by_field_name("value")
+            if m is not None and m.type == "identifier":
+                dims = [d for group in chain for d in group]
+                f.subscripts.append(subscript(text_of(m), dims))
+            del value
+        elif t in ("assignment", "augmented_assignment"):
+            left = n.child_by_field_name("left")
+            right = n.child_by_field_name("right")
+            targets = [left] if left is None or left.type not in ("pattern_list", "tuple_pattern") else left.named_children
+            for tgt in targets:
+                name = root_name(tgt)
+                if name:
+                    f.writes.add(name)
+                    if tgt.type == "identifier" and t == "assignment":
+                        f.rebinds.add(name)
+                        if right is not None and re.search(r"\btime\b|perf_counter|\bclock\b|timer", text_of(right)):
+                            derived_time.add(name)
+        elif t == "call":
+            fn = n.child_by_field_name("function")
+            ftext = text_of(fn)
+            f.calls.add(ftext.split(".")[-1] if fn is not None and fn.type == "attribute" else ftext)
+            if fn is not None and fn.type == "attribute":
+                obj = root_name(fn.child_by_field_name("object"))
+                meth = text_of(fn.child_by_field_name("attribute"))
+                if obj in params and meth in ("fill", "sort", "resize", "put", "itemset", "__setitem__"):
+                    f.writes.add(obj)
+            args = n.child_by_field_name("arguments")
+            if args is not None:
+                for a in args.named_children:
+                    if a.type == "keyword_argument" and text_of(a.child_by_field_name("name")) == "out":
+                        name = root_name(a.child_by_field_name("value"))
+                        if name:
+                            f.writes.add(name)
+                    elif a.type == "identifier" and text_of(a) in params and re.search(
+                            r"copyto|fill|put|memcpy|gemv|axpy|dot|matmul|memcpy_dtoh|get", ftext):
+                        if re.search(r"copyto|memcpy_dtoh", ftext) and a == args.named_children[0]:
+                            f.writes.add(text_of(a))
+        elif t == "attribute":
+            if text_of(n.child_by_field_name("attribute")) in ("shape", "size") :
+                name = root_name(n.child_by_field_name("object"))
+                if name:
+                    f.shape_refs.add(name)
+        elif t == "call" and text_of(n.child_by_field_name("function")) == "len":
+            pass
+        elif t == "return_statement":
+            expr = next(iter(n.named_children), None)
+            if expr is not None:
+                elems = expr.named_children if expr.type in ("expression_list", "tuple") else [expr]
+                add_return(f, expr, elems, lambda e: idents(e) - derived_time if not _is_timing(e, derived_time)
+                           else {"<time>"})
+        elif t == "identifier":
+            f.idents.add(text_of(n))
+    for n in walk(body):
+        if n.type == "call" and text_of(n.child_by_field_name("function")) == "len":
+            args = n.child_by_field_name("arguments")
+            for a in (args.named_children if args is not None else []):
+                name = root_name(a)
+                if name:
+                    f.shape_refs.add(name)
+    f.reads_first = touch_order(body, params, {"assignment": "assign", "augmented_assignment": "compound"},
+                                ("call",), ("return_statement",))
+    return f
+
+
+def _is_timing(node: ts.Node, derived_time: set[str]) -> bool:
+    ids = idents(node)
+    return bool(ids) and (ids <= derived_time or all(_PY_TIMING.match(i) for i in ids))
+
+
+def _py_shape_tokens(node: ts.Node) -> set[str]:
+    """'A.shape[0]' -> {'A.shape[0]'}, 'len(x)' -> {'len(x)'} as bound tokens."""
+    out = set()
+    for n in walk(node):
+        if n.type == "subscript":
+            v = n.child_by_field_name("value")
+            if v is not None and v.type == "attribute" and text_of(v.child_by_field_name("attribute")) == "shape":
+                obj = text_of(v.child_by_field_name("object"))
+                sub = n.child_by_field_name("subscript")
+                out.add(f"{obj}.shape[{text_of(sub)}]")
+        elif n.type == "call" and text_of(n.child_by_field_name("function")) == "len":
+            args = n.child_by_field_name("arguments")
+            if args is not None and args.named_children:
+                out.add(f"{text_of(args.named_children[0])}.shape[0]")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- unit
+
+
+def parse_python(code: str) -> Unit:
+    raw = code.encode()
+    tree = parser("python").parse(raw)
+    root = tree.root_node
+    functions: list[SFunction] = []
+    items: list[Item] = []
+    for child in root.named_children:
+        node = child
+        decorators: list[str] = []
+        if child.type == "decorated_definition":
+            node = child.child_by_field_name("definition")
+            decorators = [text_of(d) for d in child.named_children if d.type == "decorator"]
+        if node is not None and node.type == "function_definition":
+            name = text_of(node.child_by_field_name("name"))
+            plist = node.child_by_field_name("parameters")
+            params: list[SParam] = []
+            keyword_only = False
+            for c in (plist.named_children if plist is not None else []):
+                if c.type == "keyword_separator" or text_of(c) == "*":
+                    keyword_only = True
+                    continue
+                p = _py_param(c, len(params), keyword_only)
+                if p is not None:
+                    if p.default == "*":
+                        keyword_only = True
+                    params.append(p)
+            body = node.child_by_field_name("body")
+            fn = SFunction(name=name, params=params, start=child.start_byte, end=child.end_byte,
+                           text=span(raw, child.start_byte, child.end_byte), lang="python",
+                           index=len(functions), error=child.has_error)
+            fn.facts = _py_facts(body, {p.name for p in params}) if body is not None else Facts()
+            fn.returns_value = bool(fn.facts.returns)
+            fn.result = " ".join(decorators)
+            functions.append(fn)
+        elif child.type == "comment":
+            continue
+        else:
+            items.append(_py_item(child, raw))
+    return Unit("python", code, functions, items)
+
+
+def _py_item(node: ts.Node, raw: bytes) -> Item:
+    text = span(raw, node.start_byte, node.end_byte)
+    defines: set[str] = set()
+    kind = node.type
+    if kind in ("import_statement", "import_from_statement", "future_import_statement"):
+        for n in node.named_children:
+            if n.type == "aliased_import":
+                defines.add(text_of(n.child_by_field_name("alias")))
+            elif n.type == "dotted_name" and (kind == "import_statement" or n != node.child_by_field_name("module_name")):
+                defines.add(text_of(n).split(".")[0])
+            elif n.type == "wildcard_import":
+                defines.add("*")
+    elif kind == "expression_statement":
+        expr = node.named_children[0] if node.named_children else None
+        if expr is not None and expr.type == "assignment":
+            left = expr.child_by_field_name("left")
+            for tgt in ([left] if left is not None and left.type == "identifier" else
+                        (left.named_children if left is not None else [])):
+                if tgt.type == "identifier":
+                    defines.add(text_of(tgt))
+            kind = "assignment" if defines else "statement"
+        else:
+            kind = "statement"
+    elif kind == "class_definition":
+        defines.add(text_of(node.child_by_field_name("name")))
+    uses = idents(node) - defines
+    return Item(text=text, start=node.start_byte, end=node.end_byte, kind=kind, defines=defines, uses=uses,
+                error=node.has_error)
