@@ -23,7 +23,8 @@ from hpceval.prompts import render
 
 GRADES = Path(__file__).parent / "data" / "copilot_grades.toml"
 GROUP = {"correct": "correct", "wrong_model": "wrong_model", "build_error": "incorrect", "runtime_error": "incorrect",
-         "wrong_result": "incorrect", "timeout": "incorrect", "no_code": "no function", "unbindable": "no function"}
+         "wrong_result": "incorrect", "timeout": "incorrect", "no_code": "no function", "unbindable": "no function",
+         "incomplete": "no function"}
 
 
 def load_grades() -> list[dict]:

@@ -1,7 +1,8 @@
 """The dynamic thread check of the CPU threading models (cpp-openmp, fortran-openmp, python-numba).
 
 A directive that is there but does not parallelize (an orphaned worksharing directive, num_threads(1), numba without
-parallel=True) passes validation and the static usage check; the driver's thread evidence must make it wrong_model.
+parallel=True) passes validation and the static usage check; the driver's thread evidence must make it wrong_model
+(Numba: reported as "parallel: no" beside a correct verdict; the rubric decides).
 A kernel that is serial only below a size threshold of its own is judged by the run at the timing size. Each plant
 runs through the real pipeline (bind, build, sandboxed run, validation, checks); they are evaluated concurrently.
 """
@@ -91,8 +92,10 @@ PLANTS = [
           ("dynamic check: only 1 thread ran",)),
     Plant("fortran-orphaned-omp-do", "fortran-openmp", F_AXPY.format(directive="do", end="do"), V.wrong_model,
           ("dynamic check: only 1 thread ran the OpenMP kernel", SERIAL_ALL, "!$omp parallel")),
-    Plant("numba-njit-without-parallel", "python-numba", NUMBA_AXPY.format(options=""), V.wrong_model,
-          ("dynamic check: only 1 thread ran the Numba kernel", SERIAL_ALL, "no parallel loop (parfor) compiled")),
+    # any Numba JIT is Numba (the study's grading): serial Numba is correct, with "parallel: no" beside it
+    Plant("numba-njit-without-parallel", "python-numba", NUMBA_AXPY.format(options=""), V.correct,
+          ("parallel: no (dynamic check: only 1 thread ran the Numba kernel", SERIAL_ALL,
+           "no parallel loop (parfor) compiled")),
     # serial below its own threshold (every validation size), parallel at the timing size: correct
     Plant("cpp-if-threshold", "cpp-openmp", CPP_AXPY.format(directive="parallel for if(n > 100000)"), V.correct,
           ("2 OpenMP threads ran (at the timing size n=8388608; 1 thread at the 6 validation sizes)",)),

@@ -172,6 +172,7 @@ def backend(url: str, **kw) -> OpenAICompatBackend:
     kw.setdefault("timeout", 0.5)
     kw.setdefault("backoff", 0.02)
     kw.setdefault("retries", 4)
+    kw.setdefault("logprobs", True)  # these tests exercise the ranking; the default for local URLs is off
     return OpenAICompatBackend(model="fake-model", base_url=url, api_key="test", **kw)
 
 
@@ -277,6 +278,32 @@ def test_ranked_by_order_without_logprobs():
         server.close()
     assert [s.meta["sample"] for s in out] == [0, 1, 2]
     assert all(s.meta["ranked_by"] == "order" and s.meta["mean_logprob"] is None for s in out)
+
+
+def test_logprobs_default_only_where_cheap_and_recorded(server):
+    """On for OpenAI's API, off for other servers (llama.cpp slows down 2.2x); the ranking used is recorded."""
+    assert OpenAICompatBackend(model="m", api_key="k").logprobs is True
+    local = OpenAICompatBackend(model="m", base_url=server.url, api_key="k", timeout=0.5)
+    assert local.logprobs is False and local.describe()["ranking"] == "order"
+    assert "ranking" not in backend(server.url).describe(), "runs ranked by logprobs keep their old run ids"
+    out = run_all(local, [prompt("p/1", "saxpy")], GenerationParams(n=3, seed=3))
+    assert "logprobs" not in server.requests[0]["body"], "nothing asked for"
+    assert [s.meta["sample"] for s in out] == [0, 1, 2]
+    assert all(s.meta["ranked_by"] == "order" and s.meta["logprobs"] is False for s in out)
+    out = run_all(backend(server.url), [prompt("p/2", "gemv")], GenerationParams(n=2, seed=3))
+    assert all(s.meta["ranked_by"] == "mean_logprob" and s.meta["logprobs"] is True for s in out)
+    assert get_backend("openai:m", base_url=server.url, logprobs=True).logprobs is True
+
+
+def test_endpoint_check_fails_fast_when_unreachable(server):
+    backend(server.url).check()  # reachable: nothing raised
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]  # bound, never listening: connections are refused
+        started = time.monotonic()
+        with pytest.raises(BackendError, match=r"cannot reach http://127.0.0.1:\d+/v1 .*start the server"):
+            backend(f"http://127.0.0.1:{closed}/v1").check()
+    assert time.monotonic() - started < 5
 
 
 def test_server_rejecting_logprobs_is_asked_without():

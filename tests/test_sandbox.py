@@ -8,6 +8,7 @@ worked, it writes the right result only if the attack failed, so `correct` prove
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import subprocess
 import textwrap
@@ -455,3 +456,124 @@ def test_interpreter_start_failure_is_retried_then_harness_fault(catalog, failur
     assert result.verdict == verdict, result.evidence
     if verdict == Verdict.infra_error:
         assert "interpreter failed to start twice" in result.evidence
+
+
+# --------------------------------------------------------------------------------- what a job sees of the host
+
+
+def test_etc_shows_only_the_sandbox_user(run):
+    """/etc in the jail is synthetic: passwd and group know only the sandbox user, the host name is `sandbox`, and
+    the linker cache is there (the code runs at all)."""
+    code = """
+    import os
+    import socket
+
+    import numpy as np
+
+    with open("/etc/passwd") as f:
+        USERS = [line.split(":")[0] for line in f if line.strip()]
+    with open("/etc/group") as f:
+        GROUPS = [line.split(":")[0] for line in f if line.strip()]
+    with open("/etc/hostname") as f:
+        NAME = f.read().strip()
+    MACHINE_ID = os.path.exists("/etc/machine-id")
+    PRINTED = print(open("/etc/passwd").read(), USERS, GROUPS, NAME, socket.gethostname(), MACHINE_ID)
+
+
+    def saxpy(n, a, x, y):
+        ok = USERS == ["nobody"] and GROUPS == ["nogroup"] and NAME == "sandbox" and not MACHINE_ID
+        y += np.float32(a) * x if ok else np.float32(1e30)
+    """
+    e, _ = run("axpy", "python-numpy", code)
+    assert e.verdict == Verdict.correct, f"the job saw more of /etc than the sandbox user: {e.evidence}"
+
+
+def test_etc_passwd_printed_into_evidence_names_no_host_account(run):
+    """A job that prints /etc/passwd and fails puts only the sandbox user into the evidence."""
+    import pwd
+
+    from hpceval.redact import host_identifiers
+
+    code = "import sys\n\nsys.stderr.write(open('/etc/passwd').read() + open('/etc/group').read())\n\n\n" \
+           "def saxpy(n, a, x, y):\n    raise RuntimeError('boom')\n"
+    e, _ = run("axpy", "python-numpy", code)
+    assert e.verdict == Verdict.runtime_error, e.evidence
+    assert "nobody:x:65534" in e.evidence, e.evidence
+    host_accounts = {p.pw_name for p in pwd.getpwall()} - {"nobody"}
+    assert not [name for name in host_accounts if f"{name}:x:" in e.evidence], e.evidence
+    assert not [word for word in host_identifiers() if word in e.evidence.split()], e.evidence
+
+
+PLANT_BETWEEN_CASES = r"""
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern "C" {  // declared again: the completeness check does not know POSIX names (it would say `incomplete`)
+int unlink(const char *) noexcept;
+int symlink(const char *, const char *) noexcept;
+int link(const char *, const char *) noexcept;
+int mkfifo(const char *, mode_t) noexcept;
+int mkdir(const char *, mode_t) noexcept;
+}
+
+static void plant(int done) {  // the outputs of the cases done so far: swap each out_y.bin for something else
+  for (int i = 0; i < done; ++i) {
+    char path[64];
+    std::snprintf(path, sizeof path, "c%d/out_y.bin", i);
+    if (unlink(path) == 0) { PLANT; }
+  }
+}
+
+void saxpy(int n, float a, const float *x, float *y) {
+  static int calls = 0;
+  plant(calls++);  // the driver exits without running atexit handlers: plant while the next case runs
+#pragma omp parallel for
+  for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+@pytest.mark.parametrize(("plant", "what"), [
+    ('symlink("/etc/hostname", path)', "is a symlink, not a file"),
+    ('symlink("../driver.cpp", path)', "is a symlink, not a file"),
+    ("mkfifo(path, 0644)", "is a FIFO, not a file"),
+    ("mkdir(path, 0755)", "is a directory, not a file"),
+    ('link("cases.txt", path)', "hard links, not a file of its own"),
+], ids=["host-file-link", "inside-link", "fifo", "dir", "hardlink"])
+def test_output_that_is_not_a_plain_file_is_a_runtime_error_and_never_read(run, plant, what):
+    """The harness runs as root and reads outputs after the job: what the job put in their place is not followed."""
+    e, seconds = run("axpy", "cpp-openmp", PLANT_BETWEEN_CASES.replace("PLANT", plant))
+    assert e.verdict == Verdict.runtime_error, e.evidence
+    assert "output c0/out_y.bin " in e.evidence and what in e.evidence, e.evidence
+    assert seconds < 60  # a FIFO opened for reading would have blocked
+
+
+def test_case_folder_swapped_for_a_link_to_a_host_dir_is_not_followed(run):
+    code = PLANT_BETWEEN_CASES.replace('std::snprintf(path, sizeof path, "c%d/out_y.bin", i);',
+                                 'std::snprintf(path, sizeof path, "c%d", i);') \
+        .replace("if (unlink(path) == 0) { PLANT; }",
+                 'char moved[64]; std::snprintf(moved, sizeof moved, "m%d", i);'
+                 ' if (std::rename(path, moved) == 0) symlink("/etc", path);')
+    e, _ = run("axpy", "cpp-openmp", code)
+    assert e.verdict == Verdict.runtime_error, e.evidence
+    assert "output c0/out_x.bin: c0 is a symlink, not a directory" in e.evidence, e.evidence
+
+
+def test_case_files_are_never_written_through_a_link(catalog, victim_dir, tmp_path):
+    """The harness (root) rewrites case folders between runs: a link the job left there is replaced, not followed."""
+    from hpceval.cases.generate import validation_cases
+    from hpceval.cases.io import remove_case_dirs, write_cases
+
+    spec, lang = catalog.kernels["axpy"], catalog.languages["cpp"]
+    (tmp_path / "c0").symlink_to(victim_dir)
+    (tmp_path / "cases.txt").symlink_to(victim_dir / "precious.txt")
+    (tmp_path / "c1").symlink_to(victim_dir / "precious.txt")
+    write_cases(tmp_path, spec, lang, validation_cases(spec, 1)[:1])
+    assert sorted(p.name for p in victim_dir.iterdir()) == ["precious.txt"]
+    assert (victim_dir / "precious.txt").read_text() == "precious\n"
+    assert (tmp_path / "c0").is_dir() and not (tmp_path / "c0").is_symlink()
+    assert not (tmp_path / "cases.txt").is_symlink() and (tmp_path / "cases.txt").read_text().startswith("c0 ")
+    remove_case_dirs(tmp_path)
+    assert not (tmp_path / "c0").exists() and not os.path.lexists(tmp_path / "c1")
+    assert (victim_dir / "precious.txt").read_text() == "precious\n"

@@ -34,7 +34,7 @@ CASES = [
         int main() { float x[4], y[4]; fill(x, 4); saxpy_omp(4, 2.0f, x, y); return 0; }
         """, {"n": "n", "a": "a", "x": "x", "y": "y"}, "canonical", None),
     ("gemv-alpha-beta", "gemv", "void gemv(int m, int n, double alpha, const double *A, const double *x, double beta, double *y) { for (int i = 0; i < m; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[i*n+j]*x[j]; y[i] = alpha*s + beta*y[i]; } }",
-     {"alpha": "alpha=2", "beta": "beta=0", "m": "m", "n": "n"}, "alpha_beta", None),
+     {"alpha": "alpha", "beta": "beta", "m": "m", "n": "n"}, "alpha_beta", None),
     ("gemv-sizes-swapped-by-loops", "gemv", "void gemv(double *A, double *x, double *y, int n, int m) { for (int i = 0; i < n; i++) { y[i] = 0; for (int j = 0; j < m; j++) y[i] += A[i*m + j] * x[j]; } }",
      {"n": "m", "m": "n"}, "canonical", None),
     ("gemv-column-major", "gemv", "void gemv(int m, int n, const double *A, const double *x, double *y) { for (int i = 0; i < m; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[j*m + i] * x[j]; y[i] = s; } }",

@@ -38,7 +38,7 @@ CASES = [
     ("gemv-transposed", "gemv", "subroutine gemv(m, n, A, x, y)\n  integer, intent(in) :: m, n\n  real(8), intent(in) :: A(n, m), x(n)\n  real(8), intent(out) :: y(m)\n  integer :: i, j\n  do i = 1, m\n    y(i) = 0\n    do j = 1, n\n      y(i) = y(i) + A(j, i) * x(j)\n    end do\n  end do\nend subroutine\n",
      {"m": "m", "n": "n"}, "transposed(A)", None),
     ("gemv-alpha-beta-lda", "gemv", "subroutine gemv(m, n, alpha, a, lda, x, beta, y)\n  integer :: m, n, lda, i, j\n  real(8) :: alpha, beta, a(lda, *), x(*), y(*)\n  do i = 1, m\n    y(i) = beta * y(i)\n    do j = 1, n\n      y(i) = y(i) + alpha * a(i, j) * x(j)\n    end do\n  end do\nend subroutine\n",
-     {"alpha": "alpha=2", "beta": "beta=0", "lda": "lda=lead:A"}, "blas", None),
+     {"alpha": "alpha", "beta": "beta", "lda": "lda=lead:A"}, "blas", None),
     ("gemv-sizes-by-declaration", "gemv", "subroutine gemv(A, x, y, rows, cols)\n  integer :: rows, cols\n  real(8) :: A(rows, cols), x(cols), y(rows)\n  y = matmul(A, x)\nend subroutine\n",
      {"rows": "m", "cols": "n"}, "canonical", None),
     ("function-result", "gemv", "function gemv(A, x) result(y)\n  real(8), intent(in) :: A(:,:), x(:)\n  real(8) :: y(size(A,1))\n  y = matmul(A, x)\nend function\n",

@@ -25,7 +25,7 @@ CASES = [
     ("gemv-matrix", "gemv", "function gemv!(y::Vector{Float64}, A::Matrix{Float64}, x::Vector{Float64})\n    for j in 1:size(A, 2), i in 1:size(A, 1)\n        y[i] += A[i, j] * x[j]\n    end\n    return y\nend\n",
      {"y": "y", "A": "A", "x": "x"}, "accumulate", None),
     ("gemv-alpha-beta", "gemv", "function gemv!(y, alpha, A, x, beta)\n    y .= alpha .* (A * x) .+ beta .* y\nend\n",
-     {"alpha": "alpha=2", "beta": "beta=0"}, "alpha_beta", None),
+     {"alpha": "alpha", "beta": "beta"}, "alpha_beta", None),
     ("gemv-sizes", "gemv", "function gemv(m, n, A, x, y)\n    for i in 1:m\n        s = 0.0\n        for j in 1:n\n            s += A[i, j] * x[j]\n        end\n        y[i] = s\n    end\nend\n",
      {"m": "m", "n": "n"}, "canonical", None),
     ("helper-chosen-by-name", "axpy", "function fill_random(n)\n    return rand(Float32, n)\nend\nfunction saxpy!(a, x, y)\n    y .= a .* x .+ y\nend\n",

@@ -24,7 +24,7 @@ CASES = [
     ("gemv-accumulate", "gemv", "def gemv_numba(A, x, y):\n    for i in range(A.shape[0]):\n        for j in range(A.shape[1]):\n            y[i] += A[i, j] * x[j]\n    return y\n",
      {"A": "A", "x": "x", "y": "y"}, "accumulate", None),
     ("gemv-alpha-beta", "gemv", "def gemv(A, x, y, alpha, beta):\n    return alpha * A.dot(x) + beta * y\n",
-     {"alpha": "alpha=2", "beta": "beta=0"}, "alpha_beta", None),
+     {"alpha": "alpha", "beta": "beta"}, "alpha_beta", None),
     ("gemv-letters", "gemv", "def gemv_numba(a, b, c, m, n):\n    for i in range(m):\n        c[i] = 0\n        for j in range(n):\n            c[i] += a[i, j] * b[j]\n",
      {"a": "A", "b": "x", "c": "y", "m": "m", "n": "n"}, "canonical", None),
     ("gemv-flat", "gemv", "def gemv(m, n, A, x, y):\n    for i in range(m):\n        s = 0.0\n        for j in range(n):\n            s += A[i * n + j] * x[j]\n        y[i] = s\n",

@@ -77,8 +77,8 @@ OTHER_KERNELS = [
     ("gemm", "python", "import numpy as np\ndef gemm(A, B):\n    return A @ B\n", {"<return>": "C"}, None),
     ("jacobi", "python", "def jacobi(u, unew):\n    unew[1:-1, 1:-1, 1:-1] = (u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1]) / 2\n",
      {"u": "u", "unew": "unew"}, None),
-    ("jacobi", "cpp", "void jacobi(double *u, double *unew, int n) {}", None, "no parameter for"),  # cubic grids only
-    ("cg", "python", "def cg(A, b, x, tol=1e-10):\n    return x\n", None, "no parameter for row_ptr"),  # dense A
+    ("jacobi", "cpp", "void jacobi(double *u, double *unew, int n) {}", {"n": "nx=ny=nz"}, None),  # a cube (variants.toml)
+    ("cg", "python", "def cg(A, b, x, tol=1e-10, max_iter=100):\n    return x\n", {"A": "dense"}, None),  # dense A (variants.toml)
 ]
 
 

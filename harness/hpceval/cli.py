@@ -1,13 +1,17 @@
-"""The `hpceval` command line (typer): run, list, selftest, doctor, report, import, images, export-generations.
+"""The `hpceval` command line (typer): run, list, selftest, doctor, report, import, images, export-generations, recover.
 
-Bad input (unknown names, broken specs, unreachable endpoints, missing engines) ends in one red line that says
-what to do, never a traceback; Ctrl-C leaves the results directory consistent and the same command resumes.
+Bad input (unknown names, broken specs, bad numbers, an unusable --out, a damaged store, a replay file that
+matches nothing, unreachable endpoints, missing engines, malformed options) ends in one red line that says what to
+do and exit code 2, never a traceback, and is found before anything is created (preflight.py); Ctrl-C leaves the
+results directory consistent and the same command resumes. One run at a time writes a results directory.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import shlex
+import sqlite3
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -18,6 +22,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
+
+from hpceval import lifecycle
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
 console = Console()
@@ -35,10 +42,26 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from hpceval.executors import ExecutorUnavailable
     from hpceval.llm import BackendError
     from hpceval.metrics import RubricError
+    from hpceval.preflight import BadInput
     from hpceval.spec import SpecError, UnknownNameError
+    from hpceval.store import StoreError
+    from hpceval.tables import FormatError
 
     return (UserError, UnknownNameError, SpecError, BackendError, ExecutorUnavailable, BindError, FileNotFoundError,
-            RubricError)
+            RubricError, BadInput, StoreError, FormatError, PermissionError, NotADirectoryError, IsADirectoryError,
+            FileExistsError)
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message of an expected failure on one line (an OSError as `PATH: reason`)."""
+    if isinstance(exc, OSError) and exc.strerror and exc.filename and not isinstance(exc, UserError):
+        return f"{exc.filename}: {exc.strerror}"
+    return " ".join(str(exc).split())
+
+
+def error(message: str, label: str = "error:", style: str = "red") -> None:
+    """One line on stderr; the message is printed as it is (brackets in paths are not markup)."""
+    err_console.print(Text.assemble((label, style), " ", message), highlight=False, soft_wrap=True)
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -46,16 +69,36 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        lifecycle.arm()  # the first Ctrl-C inside a command is a KeyboardInterrupt (below); a later one exits at once
         try:
             return func(*args, **kwargs)
         except KeyboardInterrupt:
-            err_console.print("[yellow]interrupted: everything finished so far is saved; rerun the same command to resume[/]")
-            raise typer.Exit(130) from None
+            _interrupted()
         except _user_errors() as exc:
-            err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            error(_one_line(exc))
             raise typer.Exit(2) from None
+        except sqlite3.DatabaseError as exc:  # a store damaged while in use (it was checked when opened)
+            error(f"the results store failed ({_one_line(exc)}); if it is damaged, `hpceval recover DIR` copies what "
+                  "is readable into a new store")
+            raise typer.Exit(2) from None
+        finally:
+            lifecycle.disarm()
 
     return wrapper
+
+
+# ---------------------------------------------------------------------------------------- Ctrl-C (lifecycle.py)
+def _interrupted() -> None:
+    """Ctrl-C, SIGTERM or SIGHUP in a command: kill the jobs in flight (what finished is stored already), remove
+    the scratch dirs, print one line with the command that resumes, exit 128 + signal (130 for Ctrl-C)."""
+    lifecycle.stop_jobs()
+    resume = shlex.join(["hpceval", *sys.argv[1:]])
+    lifecycle.set_resume_message(f"interrupted: everything finished so far is saved; to resume, run the same "
+                                 f"command again: {resume}")
+    if lifecycle.is_program():
+        lifecycle.emergency_exit()  # without waiting for worker threads whose jobs were just killed
+    lifecycle.announce()
+    raise typer.Exit(lifecycle.exit_code()) from None
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -91,19 +134,23 @@ def run(
     executor: Annotated[str, typer.Option(help="local (nsjail sandbox) or docker")] = "local",
     jobs: Annotated[int, typer.Option(help="concurrent build/run jobs (default: CPU count)")] = 0,
     timing: Annotated[bool, typer.Option(help="time correct kernels at the timing size")] = True,
+    logprobs: Annotated[bool | None, typer.Option("--logprobs/--no-logprobs", help="ask the server for token log-probabilities and rank suggestions by their mean (default: on for OpenAI's API, off for other servers, where they slow generation; off ranks by order)")] = None,
     out: Annotated[Path, typer.Option(help="results directory (rerun the same command to resume)")] = Path("results/run"),
 ) -> None:
     """Generate suggestions, evaluate them in the sandbox, store verdicts, export DIR/evaluations.csv."""
+    from hpceval import preflight
     from hpceval.evaluate import Evaluator
     from hpceval.executors import get_executor
-    from hpceval.llm import GenerationParams, get_backend, load_price_table, usage_summary
+    from hpceval.llm import GenerationParams, get_backend, load_price_table
     from hpceval.pipeline import Progress as RunProgress
     from hpceval.pipeline import RunConfig, default_jobs
     from hpceval.pipeline import run as run_pipeline
-    from hpceval.prompts import HINTS, STYLES
+    from hpceval.prompts import HINTS, STYLES, plan
     from hpceval.spec import catalog
-    from hpceval.store import Store
+    from hpceval.store import RunLock, Store, check_results_dir
 
+    # everything that can be refused is refused before anything is created (preflight.py)
+    preflight.check_numbers(n, concurrency, jobs, max_tokens, temperature, top_p, request_timeout)
     cat = catalog()
     llm = llm or _default_llm()
     kernel_specs = cat.select_kernels(_split(kernels))
@@ -112,38 +159,60 @@ def run(
         raise UserError("no programming model left after --languages; see `hpceval list models`")
     styles = list(STYLES) if style == "all" else _split(style) or ["chat"]
     hint_list = list(HINTS) if hints == "all" else _split(hints) or ["none"]
+    prompts = plan(cat, kernel_specs, model_specs, styles, hint_list)
+    preflight.check_prompts(prompts)
+    check_results_dir(out)
     stops = [codecs.decode(s, "unicode_escape") for s in stop or []]
     params = GenerationParams(n=n, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed, stop=stops)
     prices = load_price_table(price_table) if price_table else None
     options: dict[str, Any] = {"base_url": base_url, "concurrency": concurrency, "fresh": fresh,
-                               "timeout": request_timeout}  # each backend takes the options it knows
+                               "timeout": request_timeout, "logprobs": logprobs}  # each backend takes those it knows
     backend = get_backend(llm, **options)
-    ex = get_executor(executor)
-    evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
-    config = RunConfig(llm=llm, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
-                       styles=styles, hints=hint_list, generation=params, seed=seed, executor=executor,
-                       timing=timing, llm_identity=_identity(backend))
-    store = Store(out)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("{task.fields[last]}"))
     try:
-        with Progress(*columns, console=console, transient=False) as bar:
-            gen_task = bar.add_task("generate", total=None, last="")
-            eval_task = bar.add_task("evaluate", total=None, last="")
-            hooks = RunProgress(
-                on_generated=lambda done, total: bar.update(gen_task, completed=done, total=total),
-                on_evaluated=lambda done, total, verdict: bar.update(eval_task, completed=done, total=total, last=verdict))
-            run_id = run_pipeline(config, cat, store, backend, evaluator, jobs or default_jobs(), hooks)
-        frame = store.results(run_id)
-        usage = store.usage(run_id)
+        note = preflight.check_replay(backend, prompts, n)
+        ex = get_executor(executor)
+        preflight.check_endpoint(backend)
+        evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
+        config = RunConfig(llm=llm, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
+                           styles=styles, hints=hint_list, generation=params, seed=seed, executor=executor,
+                           timing=timing, llm_identity=_identity(backend))
+        if note:
+            error(note, label="note:", style="yellow")
+        with RunLock(out):
+            store = Store(out)
+            try:
+                before = store.request_ids(config.run_id())
+                run_id = _run_with_progress(lambda hooks: run_pipeline(config, cat, store, backend, evaluator,
+                                                                       jobs or default_jobs(), hooks), RunProgress)
+                frame = store.results(run_id)
+                usage = preflight.usage_lines(store, run_id, before, config.llm_identity.get("model") or llm, prices)
+                failed, all_failed = preflight.generation_outcome(store, run_id)
+            finally:
+                store.close()
     finally:
         backend.close()
-        store.close()
     _summary(frame)
-    line = usage_summary(usage, config.llm_identity.get("model") or llm, prices)
-    if line:
+    for line in usage:
         console.print(line, highlight=False)
-    console.print(f"run {run_id}: {len(frame)} suggestions -> {out / 'evaluations.csv'} and {out / 'results.sqlite'}")
+    console.print(f"run {run_id}: {len(frame)} suggestions -> {out / 'evaluations.csv'} and {out / 'results.sqlite'}",
+                  highlight=False, soft_wrap=True)
+    if failed:
+        error(failed, label="error:" if all_failed else "note:", style="red" if all_failed else "yellow")
+    if all_failed:
+        raise typer.Exit(1)
+
+
+def _run_with_progress(start: Callable[[Any], str], hooks_type: Any) -> str:
+    """Run the pipeline under two progress bars (generate, evaluate); returns the run id."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[last]}"))
+    with Progress(*columns, console=console, transient=False) as bar:
+        gen_task = bar.add_task("generate", total=None, last="")
+        eval_task = bar.add_task("evaluate", total=None, last="")
+        hooks = hooks_type(
+            on_generated=lambda done, total: bar.update(gen_task, completed=done, total=total),
+            on_evaluated=lambda done, total, verdict: bar.update(eval_task, completed=done, total=total, last=verdict))
+        return start(hooks)
 
 
 def _identity(backend: Any) -> dict:
@@ -183,35 +252,42 @@ def list_(
     style: Annotated[str, typer.Option(help="for prompts: chat, paper or all")] = "all",
     hints: Annotated[str, typer.Option(help="for prompts: none, keyword or all")] = "all",
     show_text: Annotated[bool, typer.Option("--text", help="print the prompt texts")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="table | csv | json (tables are never cut when piped)")] = "table",
 ) -> None:
     """List the programming models, kernels, or the prompts of the matrix."""
     from hpceval.prompts import HINTS, STYLES, plan
     from hpceval.spec import catalog
+    from hpceval.tables import check_format, emit
 
+    check_format(fmt)
+    if what not in ("models", "kernels", "prompts"):
+        raise UserError(f"unknown list {what!r}; valid: models, kernels, prompts")
     cat = catalog()
     if what == "models":
-        table = Table("id", "language", "name", "study words", "toolchain", "device", "aliases")
-        for m in cat.models.values():
-            table.add_row(m.id, m.language, m.name, m.words, m.toolchain, m.device, ", ".join(m.aliases))
-        console.print(table)
-    elif what == "kernels":
-        table = Table("id", "function", "summary", "study words", "dtype", "sizes")
-        for k in cat.kernels.values():
-            table.add_row(k.id, k.function, k.summary, k.words, k.dtype, str(len(k.sizes.validation)))
-        console.print(table)
-    elif what == "prompts":
-        styles = list(STYLES) if style == "all" else _split(style)
-        hint_list = list(HINTS) if hints == "all" else _split(hints)
-        prompts = plan(cat, cat.select_kernels(_split(kernels)), cat.select_models(_split(models)), styles, hint_list)
-        for p in prompts:
-            if show_text:
-                console.rule(p.prompt_id)
-                console.print(p.text, markup=False, highlight=False)
-            else:
-                console.print(p.prompt_id, highlight=False)
-        console.print(f"{len(prompts)} prompts")
-    else:
-        raise UserError(f"unknown list {what!r}; valid: models, kernels, prompts")
+        emit(("id", "language", "name", "study words", "toolchain", "device", "aliases"),
+             [(m.id, m.language, m.name, m.words, m.toolchain, m.device, ", ".join(m.aliases))
+              for m in cat.models.values()], fmt, console)
+        return
+    if what == "kernels":
+        emit(("id", "function", "summary", "study words", "dtype", "sizes"),
+             [(k.id, k.function, k.summary, k.words, k.dtype, str(len(k.sizes.validation)))
+              for k in cat.kernels.values()], fmt, console)
+        return
+    styles = list(STYLES) if style == "all" else _split(style) or []
+    hint_list = list(HINTS) if hints == "all" else _split(hints) or []
+    prompts = plan(cat, cat.select_kernels(_split(kernels)), cat.select_models(_split(models)), styles, hint_list)
+    if fmt != "table":
+        header = ("prompt_id", "kernel", "model", "language", "style", "hint") + (("text",) if show_text else ())
+        emit(header, [(p.prompt_id, p.kernel, p.model, p.language, p.style, p.hint) + ((p.text,) if show_text else ())
+                      for p in prompts], fmt, console)
+        return
+    for p in prompts:
+        if show_text:
+            console.rule(p.prompt_id)
+            console.print(p.text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            console.print(p.prompt_id, highlight=False, soft_wrap=True)
+    console.print(f"{len(prompts)} prompts")
 
 
 @app.command()
@@ -249,14 +325,17 @@ def selftest(
 @app.command()
 @friendly
 def doctor(
-    markdown: Annotated[bool, typer.Option("--markdown", help="print a Markdown table (for the README)")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="print a Markdown table (for the README); same as --format markdown")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="table | csv | json | markdown (csv and json: the model rows only)")] = "table",
 ) -> None:
     """One row per programming model: toolchain found (version), can build here, can run here, how to get it."""
     from hpceval.spec import catalog
+    from hpceval.tables import check_format, emit, wide_console
     from hpceval.toolchains import UnknownToolchain, get_toolchain
     from hpceval.toolchains.cuda import nvidia_gpu, offload_compilers
     from hpceval.toolchains.hip import amd_gpu_arch
 
+    fmt = "markdown" if markdown else check_format(fmt, extra=("markdown",))
     cat = catalog()
     gpu = nvidia_gpu()
     amd = amd_gpu_arch()
@@ -284,7 +363,10 @@ def doctor(
     checker = sanitizer()
     memcheck = (f"compute-sanitizer ({checker}): GPU jobs are validated again under memcheck" if checker else
                 "none (GPU jobs run without the out-of-bounds device check; it comes with the CUDA toolkit)")
-    if markdown:
+    if fmt in ("csv", "json"):
+        emit(header, rows, fmt, console)
+        return
+    if fmt == "markdown":
         print(f"GPU devices: {devices}  \nGPU offload compilers (OpenMP target / OpenACC): {offload}  \n"
               f"GPU memory checker: {memcheck}\n")
         print("| " + " | ".join(header) + " |")
@@ -293,11 +375,11 @@ def doctor(
             print("| " + " | ".join(cell.replace("|", "\\|") or "–" for cell in row) + " |")
         return
     console.print(f"GPU devices: {devices}\nGPU offload compilers (OpenMP target / OpenACC): {offload}\n"
-                  f"GPU memory checker: {memcheck}", highlight=False)
+                  f"GPU memory checker: {memcheck}", highlight=False, soft_wrap=True)
     table = Table(*header)
     for row in rows:
         table.add_row(*row)
-    console.print(table)
+    wide_console(console, header, rows).print(table)
 
 
 @app.command()
@@ -322,23 +404,35 @@ def report(
         console.print(str(path), highlight=False)
 
 
-import_app = typer.Typer(help="Import suggestion dumps into the replay schema.")
-app.add_typer(import_app, name="import")
-
-
-@import_app.command("copilot")
+@app.command("import")
 @friendly
-def import_copilot(
-    source: Annotated[Path, typer.Argument(help="folder of the study's Copilot dumps (KERNEL/LANGUAGE/*_outputs.*)")],
-    out: Annotated[Path, typer.Option(help="replay JSONL to write")] = Path("results/copilot.jsonl"),
+def import_dumps(
+    args: Annotated[list[str], typer.Argument(help="[FORMAT] SOURCE: a folder or file of dumps, optionally after its "
+                                                   "format (copilot | llama2), e.g. `import copilot DIR`")],
+    fmt: Annotated[str, typer.Option("--format", help="auto (detect per file) | copilot | llama2")] = "auto",
+    out: Annotated[Path | None, typer.Option(help="replay JSONL to write (default results/<format>.jsonl)")] = None,
 ) -> None:
-    """Parse GitHub Copilot panel dumps of the study into replay JSONL; prints counts per language x model x kernel."""
-    from hpceval.importers.copilot import import_copilot as do_import
+    """Parse suggestion dumps (the study's Copilot panels, the Llama-2 dumps) into replay JSONL; prints counts per
+    language x model x kernel. An unknown, mixed or mismatched format is refused, never parsed by guess."""
+    from hpceval.importers import FORMATS, UnknownFormat
+    from hpceval.importers import import_dumps as do_import
 
-    table = do_import(source, out)
+    if len(args) == 2:
+        if args[0] not in FORMATS or fmt not in ("auto", args[0]):
+            raise UserError(f"unknown import format {args[0]!r} (known: {', '.join(FORMATS)})" if args[0] not in FORMATS
+                            else f"format {args[0]!r} contradicts --format {fmt}")
+        fmt, args = args[0], args[1:]
+    if len(args) != 1:
+        raise UserError("usage: hpceval import [copilot|llama2] SOURCE [--format auto|copilot|llama2] [--out FILE]")
+    try:
+        found, table = do_import(Path(args[0]), out or Path(f"results/{fmt if fmt != 'auto' else 'import'}.jsonl"),
+                                 fmt)
+    except UnknownFormat as exc:
+        raise UserError(str(exc)) from None
+    out = out or Path(f"results/{fmt if fmt != 'auto' else 'import'}.jsonl")
     Console(width=max(console.width, 132)).print(table)  # a narrow terminal would elide the model ids
-    console.print(f"wrote {out}; evaluate with: hpceval run --llm replay:{out} --style paper --hints all --models all "
-                  "(-n 30 keeps the suggestions of prompts the study asked more than once)", soft_wrap=True)
+    console.print(f"{found} dumps: wrote {out}; evaluate with: hpceval run --llm replay:{out} --style paper --hints all "
+                  "--models all (-n 30 keeps the suggestions of prompts the study asked more than once)", soft_wrap=True)
 
 
 images_app = typer.Typer(help="Per-toolchain container images.")
@@ -372,11 +466,38 @@ def export_generations(
     console.print(f"wrote {count} generations to {out}")
 
 
+@app.command()
+@friendly
+def recover(
+    run_dir: Annotated[Path, typer.Argument(help="results directory whose results.sqlite is damaged")],
+) -> None:
+    """Copy what is readable of a damaged results.sqlite into a new store; the damaged file is kept beside it."""
+    from hpceval.salvage import recover as do_recover
+
+    console.print(do_recover(run_dir).summary(), highlight=False, soft_wrap=True)
+
+
 def main() -> None:
+    """The console script: malformed options and arguments are one line too (exit 2), not a box of help."""
+    usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")  # typer's own click
     try:
-        app()
+        code = app(standalone_mode=False)
+    except usage_error as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:  # `hpceval` alone: the help
+            help_text = exc.ctx.get_help()
+            if help_text:
+                print(help_text)
+            sys.exit(2)
+        where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
+        error(" ".join(exc.format_message().split()) + where)
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        error("everything finished so far is saved; rerun the same command to resume", label="interrupted:",
+              style="yellow")
+        sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

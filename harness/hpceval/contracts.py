@@ -13,9 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Verdict(StrEnum):
-    """Ordered outcomes; each suggestion gets exactly one. infra_error is never the LLM's fault."""
+    """Ordered outcomes; each suggestion gets exactly one. infra_error and unbindable are never the LLM's fault
+    (UNSCORED: left out of every score and always reported); incomplete is (no complete kernel: level 0)."""
 
     no_code = "no_code"
+    incomplete = "incomplete"
     unbindable = "unbindable"
     build_error = "build_error"
     runtime_error = "runtime_error"
@@ -27,6 +29,10 @@ class Verdict(StrEnum):
 
     def __str__(self) -> str:
         return self.value
+
+
+# Outside the LLM's score: a missing toolchain or harness fault, and a complete function the harness could not map.
+UNSCORED = frozenset({Verdict.infra_error.value, Verdict.unbindable.value})
 
 
 class Prompt(BaseModel):
@@ -103,6 +109,8 @@ class Evaluation(BaseModel):
     time_iqr_s: float | None = None
     gflops: float | None = None
     gbytes_per_s: float | None = None
+    # the median is below the machine's physical lower bound (checks/timing.py): never a speedup; None: not timed
+    timing_implausible: bool | None = None
     variant: str | None = None
     toolchain: str = ""
     toolchain_version: str = ""

@@ -16,21 +16,28 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from hpceval import scratch
+from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers
 from hpceval.bind import BindError, canonical_binding, render_unit
+from hpceval.bind.graded import graded_spec
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
 from hpceval.checks.build import builds
 from hpceval.checks.data_mapping import maps_data
 from hpceval.checks.data_sharing import shares_correctly
 from hpceval.checks.dynamic_usage import ran_with_model
+from hpceval.checks.interposition import defines_no_timer
 from hpceval.checks.model_usage import uses_model
+from hpceval.checks.numpy_loops import vectorised
 from hpceval.checks.outputs import validates
 from hpceval.checks.second_run import second_run_clean
 from hpceval.checks.threads import threads_at_timing_size, threads_at_validation
 from hpceval.checks.timing import timed
+from hpceval.checks.work_in_construct import work_in_construct
 from hpceval.contracts import Binding, Evaluation, ProcResult, Verdict
 from hpceval.executors import Executor, Limits, SandboxError
 from hpceval.paths import DRIVERS_DIR
+from hpceval.redact import redacted
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 from hpceval.toolchains import Toolchain, ToolInfo, get_toolchain
 
@@ -38,11 +45,14 @@ from hpceval.toolchains import Toolchain, ToolInfo, get_toolchain
 # Checks that do not apply to a model (data mapping for a non-offload model) return None at once.
 CHECKS: tuple[Check, ...] = (
     builds,                  # build_error / timeout
+    defines_no_timer,        # compiled: no clock/I-O/exit function of the C library defined (wrong_result)
     validates,               # runtime_error / timeout / wrong_result at the validation sizes
     maps_data,               # offload models: unmapped pointers, results not copied back (wrong_result)
     covers_footprint,        # offload models: array sections that miss what the kernel touches (wrong_result)
     shares_correctly,        # OpenMP/OpenACC: races, mismatched reductions (wrong_result)
     uses_model,              # the model's construct is in the code (wrong_model)
+    work_in_construct,       # directive models: the loop nest writing the outputs is in a parallel construct
+    vectorised,              # NumPy: no Python-level loops doing element work (wrong_model)
     ran_with_model,          # the toolchain's probe: a GPU kernel ran, a Kokkos dispatch (wrong_model)
     second_run_clean,        # memcheck / shared-memory rerun (wrong_result)
     threads_at_validation,   # CPU threading models: threads seen at the validation sizes
@@ -50,7 +60,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "2"
+EVALUATOR_VERSION = "3"
 
 
 def normalize_code(code: str) -> str:
@@ -69,6 +79,9 @@ class Evaluator:
     run_limits: Limits = field(default_factory=lambda: Limits(wall_s=60))
     timing: bool = True
     keep_dirs: bool = False
+    # CUDA code that calls cuBLAS/cuSPARSE instead of writing a kernel counts as CUDA (rubric.toml's
+    # vendor_library_counts; None: read it from the default rubric)
+    vendor_library_counts: bool | None = None
 
     @cached_property
     def _harness_hash(self) -> str:
@@ -96,6 +109,9 @@ class Evaluator:
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
     def evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None = None) -> Evaluation:
+        return redacted(self._evaluate(code, spec, model, binding))  # no host user or host name in stored evidence
+
+    def _evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None) -> Evaluation:
         lang = self.catalog.languages[model.language]
         toolchain = get_toolchain(model.toolchain)
         info = _model_info(toolchain, model, self.executor.toolchain_info(toolchain), self.executor)
@@ -113,17 +129,22 @@ class Evaluator:
         binding = binding or canonical_binding(spec, lang)
         base["variant"] = binding.variant
         if binding.error:
-            fault = "harness fault" in binding.error  # the binder crashed: not the suggestion's fault
-            return Evaluation(verdict=Verdict.infra_error if fault else Verdict.unbindable, evidence=binding.error,
-                              **base)
+            if "harness fault" in binding.error:  # the binder crashed: not the suggestion's fault
+                return Evaluation(verdict=Verdict.infra_error, evidence=binding.error, **base)
+            return _unbound(code, lang.id, binding.error, base)
+        missing = _missing_names(binding.source or code, lang.id)
+        if missing:  # a complete-looking function that calls what nobody defines: no kernel to build
+            return Evaluation(verdict=Verdict.incomplete, evidence=missing, **base)
+        spec = graded_spec(spec, binding)  # a variant at random extra values, in the precision graded
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
         except BindError as exc:
-            return Evaluation(verdict=Verdict.unbindable, evidence=str(exc), **base)
-        workdir = Path(tempfile.mkdtemp(prefix=f"hpceval-{spec.id}-{model.id}-"))
+            return _unbound(code, lang.id, str(exc), base)
+        prefix = f"hpceval-{spec.id}-{model.id}-"  # in the scratch root: removed with the run however it ends
+        workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
             return self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
-                                   binding.mapping)
+                                   binding.mapping, binding.function)
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
@@ -131,7 +152,8 @@ class Evaluator:
                 shutil.rmtree(workdir, ignore_errors=True)
 
     def _run_checks(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
-                    toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str]) -> Evaluation:
+                    toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str],
+                    function: str = "") -> Evaluation:
         for name, text in files.items():
             (workdir / name).write_text(text)
         adjust = toolchain.job_adjustments(spec, model, code)
@@ -139,15 +161,30 @@ class Evaluator:
         job = Job(workdir=workdir, spec=spec, model=model, lang=self.catalog.languages[model.language],
                   toolchain=toolchain, code=code, mapping=mapping, env={**env, **adjust.env} if adjust else env,
                   build_limits=self.build_limits, run_limits=adjusted_limits(self.run_limits, adjust), seed=self.seed,
-                  timing_wanted=self.timing, runner=self._runner(toolchain), base=base, adjust=adjust)
+                  timing_wanted=self.timing, runner=self._runner(toolchain), base=base, adjust=adjust,
+                  function=function)
         job.note(adjust.note if adjust else "")
+        vendor = _vendor_libraries(model, code)
         for step in CHECKS:
             verdict = step(job)
+            if verdict is not None and vendor and verdict.verdict == Verdict.wrong_model \
+                    and step in (uses_model, ran_with_model):
+                if not self._vendor_counts():
+                    return job.verdict(Verdict.wrong_model, f"vendor library ({', '.join(vendor)}) instead of a "
+                                       f"{model.name} kernel (rubric vendor_library_counts = false)")
+                continue  # the library's kernels did the work: counted as the model ("vendor library" note)
             if verdict is not None:
                 return verdict
         evidence = "; ".join([f"{len(job.cases)} sizes within tolerance (max rel error {job.worst:.2e})", *job.notes,
                               *([job.timing_note] if job.timing_note else [])])
         return job.verdict(Verdict.correct, evidence, **job.timing)
+
+    def _vendor_counts(self) -> bool:
+        if self.vendor_library_counts is None:
+            from hpceval.metrics import Rubric
+
+            self.vendor_library_counts = Rubric.load().vendor_library_counts
+        return self.vendor_library_counts
 
     def _runner(self, toolchain: Toolchain):
         """One sandboxed command in the toolchain's image; an interpreter that dies while starting up (before any
@@ -171,6 +208,39 @@ def _model_info(toolchain: Toolchain, model: ProgrammingModel, info: ToolInfo, e
     if not info.available or executor.name != "local":
         return info
     return toolchain.model_info(model, info)
+
+
+def _completeness(code: str, lang: str) -> str | None:
+    """incomplete_reason of the code as the build unit will hold it: missing project headers dropped and named."""
+    headers = local_headers(code) if lang == "cpp" else []
+    reason = incomplete_reason(drop_local_headers(code) if headers else code, lang)
+    if reason and headers:
+        reason += " (after dropping " + ", ".join(f'#include "{h}"' for h in headers) + ": no such header)"
+    return reason
+
+
+def _unbound(code: str, lang: str, error: str, base: dict) -> Evaluation:
+    """No binding: `incomplete` when there is no complete kernel (the LLM's fault), else `unbindable` (the
+    harness's shortfall, outside the score)."""
+    reason = _completeness(code, lang)
+    if reason:
+        return Evaluation(verdict=Verdict.incomplete, evidence=f"{reason}; {error}", **base)
+    return Evaluation(verdict=Verdict.unbindable, evidence=error, **base)
+
+
+def _missing_names(code: str, lang: str) -> str | None:
+    """Before the build: only the missing-name reasons (helpers, types, modules, a dropped header's names) turn a
+    bound function into `incomplete`; a typo of a real name stays for the build to report (build_error)."""
+    reason = _completeness(code, lang)
+    return reason if reason and "never defines" in reason else None
+
+
+def _vendor_libraries(model: ProgrammingModel, code: str) -> list[str]:
+    if model.toolchain != "cuda":
+        return []
+    from hpceval.toolchains.cuda import vendor_libraries
+
+    return vendor_libraries(code)
 
 
 def _checked_code(code: str, binding: Binding) -> str:

@@ -3,8 +3,10 @@
 Conventions (docs/leaderboard-schema.md repeats them for readers of the CSVs):
 
 * The unit of a score is the *prompt* (one kernel x programming model x style x hint); its samples are the
-  suggestions returned for it, ranked s1..sN. ``infra_error`` suggestions are never the LLM's fault: they are
-  removed before scoring (N counts only the scored ones) and counted separately.
+  suggestions returned for it, ranked s1..sN. ``infra_error`` and ``unbindable`` suggestions are never the LLM's
+  fault (a missing toolchain or harness fault; a complete function the harness could not map): they are removed
+  before scoring (N counts only the scored ones) and counted separately. ``incomplete`` (no complete kernel) is
+  the LLM's: it counts like any other failure.
 * pass@k is the unbiased estimator of Chen et al. (2021): 1 - C(N-c, k) / C(N, k). It is undefined (NaN) when
   N < k; such prompts do not enter the mean at that k.
 * speedup@k is the expected best speedup among k samples drawn without replacement from the N samples:
@@ -28,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from hpceval.contracts import Verdict
+from hpceval.contracts import UNSCORED, Verdict
 
 NAN = float("nan")
 VERDICTS = [v.value for v in Verdict]
-SCORED_VERDICTS = [v for v in VERDICTS if v != Verdict.infra_error.value]
+SCORED_VERDICTS = [v for v in VERDICTS if v not in UNSCORED]
 DEFAULT_RUBRIC = Path(__file__).resolve().parent / "rubric.toml"
 
 
@@ -117,6 +119,7 @@ class Grade:
     c: int          # correct among them
     s1: bool        # top-ranked scored suggestion correct
     infra: int      # infra_error suggestions left out
+    unbindable: int = 0  # unbindable suggestions left out (the harness's shortfall)
 
 
 class Rubric:
@@ -129,11 +132,15 @@ class Rubric:
     VARIABLES = {"c", "N", "s1", *SCORED_VERDICTS}
 
     def __init__(self, levels: list[Level], name: str = "custom", version: int | str = 1, description: str = "",
-                 k: int | None = None, source: str = ""):
+                 k: int | None = None, source: str = "", vendor_library_counts: bool = True):
         if not levels:
             raise RubricError("a rubric needs at least one level")
         self.levels = levels
         self.name, self.version, self.description, self.k, self.source = name, version, description, k, source
+        # a CUDA suggestion that calls cuBLAS/cuSPARSE instead of writing a kernel: correct ("vendor library"), or
+        # wrong_model when false (read by the Evaluator: hpceval.evaluate)
+        self.vendor_library_counts = vendor_library_counts
+        self.numba_requires_parallel = False  # set by from_dict; see apply_policies
         self._check_coverage()
 
     @classmethod
@@ -163,8 +170,16 @@ class Rubric:
         k = data.get("k")
         if k is not None and (not isinstance(k, int) or k < 1):
             raise RubricError(f"rubric {source}: k must be a positive integer")
-        return cls(levels, name=str(data.get("name", "custom")), version=data.get("version", 1),
-                   description=str(data.get("description", "")), k=k, source=source)
+        vendor = data.get("vendor_library_counts", True)
+        if not isinstance(vendor, bool):
+            raise RubricError(f"rubric {source}: vendor_library_counts must be true or false")
+        rubric = cls(levels, name=str(data.get("name", "custom")), version=data.get("version", 1),
+                     description=str(data.get("description", "")), k=k, source=source, vendor_library_counts=vendor)
+        strict = data.get("numba_requires_parallel", False)
+        if not isinstance(strict, bool):
+            raise RubricError(f"rubric {source}: numba_requires_parallel must be true or false")
+        rubric.numba_requires_parallel = strict
+        return rubric
 
     def _match(self, env: dict[str, Any]) -> Level | None:
         for level in self.levels:
@@ -188,15 +203,16 @@ class Rubric:
         unknown = set(all_v) - set(VERDICTS)
         if unknown:
             raise ValueError(f"unknown verdicts {sorted(unknown)}")
-        scored = [v for v in all_v if v != Verdict.infra_error.value]
-        infra = len(all_v) - len(scored)
+        scored = [v for v in all_v if v not in UNSCORED]
+        infra = sum(v == Verdict.infra_error.value for v in all_v)
+        unbindable = sum(v == Verdict.unbindable.value for v in all_v)
         if self.k is not None:
             scored = scored[: self.k]
         n = len(scored)
         c = sum(v == Verdict.correct.value for v in scored)
         s1 = bool(scored) and scored[0] == Verdict.correct.value
         if n == 0:
-            return Grade(NAN, "", 0, 0, False, infra)
+            return Grade(NAN, "", 0, 0, False, infra, unbindable)
         env: dict[str, Any] = {v: 0 for v in SCORED_VERDICTS}
         for v in scored:
             env[v] += 1
@@ -204,13 +220,26 @@ class Rubric:
         level = self._match(env)
         if level is None:  # only reachable for N beyond the coverage check with an odd rubric
             raise RubricError(f"rubric {self.name}: no level for N={n}, c={c}, s1={s1}")
-        return Grade(level.score, level.name, n, c, s1, infra)
+        return Grade(level.score, level.name, n, c, s1, infra, unbindable)
+
+    def apply_policies(self, frame):
+        """The evaluations as this rubric counts them (a copy): with `numba_requires_parallel`, a `correct` Numba
+        row whose evidence says "parallel: no" (the thread check saw one thread) becomes `wrong_model`. The verdict
+        stored at evaluation time is the study's reading (any Numba JIT is Numba); this is the stricter one."""
+        frame = frame.copy()
+        if self.numba_requires_parallel and not frame.empty and {"model", "verdict", "evidence"} <= set(frame.columns):
+            serial = ((frame["model"] == "python-numba") & (frame["verdict"] == Verdict.correct.value)
+                      & frame["evidence"].fillna("").str.contains("parallel: no", regex=False))
+            frame.loc[serial, "verdict"] = Verdict.wrong_model.value
+        return frame
 
     def score(self, verdicts: Iterable[str | Verdict]) -> float:
         return self.grade(verdicts).score
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "source": self.source, "k": self.k,
+                "vendor_library_counts": self.vendor_library_counts,
+                "numba_requires_parallel": self.numba_requires_parallel,
                 "levels": [{"score": lv.score, "name": lv.name, "when": lv.when} for lv in self.levels]}
 
 

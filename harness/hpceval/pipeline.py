@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from hpceval import __version__
+from hpceval import __version__, lifecycle, scratch
 from hpceval.bind import choose_binding
 from hpceval.contracts import Evaluation, Prompt, Suggestion, Verdict
 from hpceval.evaluate import Evaluator
@@ -134,7 +134,8 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
             pending[key] = (code, spec, model, binding)
     total = finished + len(pending)
     progress.on_evaluated(finished, total, "")
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures: dict[Future, str] = {}
         queue = list(pending.items())
         while queue or futures:
@@ -149,6 +150,13 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
                 finished += 1
                 progress.counts[evaluation.verdict.value] = progress.counts.get(evaluation.verdict.value, 0) + 1
                 progress.on_evaluated(finished, total, evaluation.verdict.value)
+    except KeyboardInterrupt:
+        # Ctrl-C: kill the jobs in flight instead of waiting for them; what they return is never stored (only this
+        # thread stores, and it is leaving), so a killed job cannot become a verdict.
+        lifecycle.stop_jobs()
+        raise
+    finally:
+        pool.shutdown(wait=not lifecycle.stopping(), cancel_futures=True)
 
 
 def _safe_evaluate(evaluator: Evaluator, code, spec, model, binding) -> Evaluation:
@@ -166,12 +174,13 @@ def run(config: RunConfig, catalog: Catalog, store: Store, backend: LLMBackend, 
     models = catalog.select_models(config.models)
     prompts = plan(catalog, kernels, models, config.styles, config.hints)
     run_id = config.run_id()
+    scratch.sweep_stale()  # work dirs and containers of runs that were killed
     store.add_run(run_id, config.llm, config.model_dump(mode="json"),
                   environment(catalog, [m.id for m in models], evaluator))
     store.add_prompts(run_id, prompts)
     generate_missing(store, run_id, prompts, backend, config.generation, progress, catalog)
     evaluate_pending(store, run_id, catalog, prompts, evaluator, jobs, progress)
-    store.export_csv(run_id)
+    store.export_csv()  # every run of the store: a CSV that named only the last one would drop rows
     return run_id
 
 

@@ -3,13 +3,19 @@
 A kernel is one folder: spec.toml (canonical parameters, sizes, tolerances, FLOP/byte counts, the study's words),
 reference.py (NumPy reference and seeded input generator) and solutions/<model-id>.<ext> (known-correct code).
 Programming models and languages are entries of kernels_spec/models.toml. Everything here is pydantic so that a
-broken spec fails at load time with a message naming the file and field, not deep inside a run.
+broken spec fails at load time with a message naming the file and field, not deep inside a run: a spec that
+would make every suggestion pass (no validation sizes), or fail for a reason that is not the LLM's (a shape that
+names no parameter, a parameter defined twice, a FLOP count that does not evaluate), is refused when loading.
+HPCEVAL_KERNELS_SPEC names another kernels_spec folder (a kernel set of one's own).
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import importlib.util
 import math
+import os
 import tomllib
 from collections.abc import Callable, Iterable
 from functools import cache, cached_property
@@ -18,7 +24,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from hpceval.paths import kernels_dir
 
@@ -37,6 +43,22 @@ def eval_expr(expr: str | int, values: dict[str, Any]) -> int | float:
         return expr
     # Spec files are part of the harness (trusted); builtins stay available so numpy methods such as .max() work.
     return eval(expr, {"math": math, "np": np}, dict(values))  # noqa: S307
+
+
+_BUILTINS = set(dir(builtins))
+
+
+def expr_names(expr: str, what: str) -> set[str]:
+    """The free names an expression of a spec reads (ValueError naming `what` when it does not parse)."""
+    try:
+        tree = ast.parse(str(expr).strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ValueError(f"{what} {expr!r} is not an expression ({exc.msg})") from None
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in n.args.args}
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    return loaded - bound - {"math", "np"} - (called & _BUILTINS)  # a builtin counts only where it is called
 
 
 class Param(BaseModel):
@@ -76,7 +98,25 @@ class Sizes(BaseModel):
     model_config = ConfigDict(extra="forbid")
     validation: list[dict[str, int]]
     timing: dict[str, int]
-    timing_reps: int = 5
+    timing_reps: int = Field(5, ge=1)
+
+    @field_validator("validation")
+    @classmethod
+    def _some_sizes(cls, sizes: list[dict[str, int]]) -> list[dict[str, int]]:
+        if not sizes:
+            raise ValueError("needs at least one validation size: with none, every suggestion (even one that does "
+                             "nothing) would be correct")
+        empty = [i for i, size in enumerate(sizes, 1) if not size]
+        if empty:
+            raise ValueError(f"validation size {empty[0]} is empty")
+        return sizes
+
+    @field_validator("timing")
+    @classmethod
+    def _timing_size(cls, size: dict[str, int]) -> dict[str, int]:
+        if not size:
+            raise ValueError("the timing size is empty (FLOP and byte counts are evaluated at it)")
+        return size
 
 
 class Tolerance(BaseModel):
@@ -113,9 +153,51 @@ class KernelSpec(BaseModel):
     @field_validator("params")
     @classmethod
     def _has_output(cls, params: list[Param]) -> list[Param]:
+        names = [p.name for p in params]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"parameter {twice[0]!r} is defined twice")
         if not any(p.is_output for p in params):
             raise ValueError("a kernel needs at least one out/inout parameter")
         return params
+
+    @model_validator(mode="after")
+    def _expressions(self) -> KernelSpec:
+        """Every expression must parse and name only what it is evaluated with (see where each is evaluated)."""
+        integers = {p.name for p in self.params if not p.is_array and p.kind in ("int", "index")}
+        for p in self.params:
+            for expr in p.shape:  # evaluated with the scalar parameters of a case (cases/io.py)
+                unknown = expr_names(expr, f"params.{p.name}.shape:")
+                unknown -= integers
+                if unknown:
+                    raise ValueError(f"params.{p.name}.shape: {expr!r} names {', '.join(sorted(unknown))}, which is "
+                                     f"not an integer scalar parameter (have: {', '.join(sorted(integers)) or 'none'})")
+            for access in ("reads", "writes"):  # evaluated with idx and shape (Param.footprint)
+                expr = getattr(p, access)
+                unknown = expr_names(expr, f"params.{p.name}.{access}:") - {"idx", "shape"} if expr else set()
+                if unknown:
+                    raise ValueError(f"params.{p.name}.{access}: {expr!r} names {', '.join(sorted(unknown))}; "
+                                     "only idx and shape are defined there")
+        names = {p.name for p in self.params}
+        unknown = expr_names(self.tolerance.reduction, "tolerance.reduction:") - names
+        if unknown:
+            raise ValueError(f"tolerance.reduction: {self.tolerance.reduction!r} names {', '.join(sorted(unknown))}, "
+                             "which is not a parameter")
+        timing = self.sizes.timing
+        for what in ("flops", "bytes"):  # evaluated with the timing size's keys only
+            expr = getattr(self, what)
+            unknown = expr_names(expr, f"{what}:") - set(timing)
+            if unknown:
+                raise ValueError(f"{what}: {expr!r} names {', '.join(sorted(unknown))}, which is not a key of "
+                                 f"sizes.timing ({', '.join(timing)}): counts are evaluated at the timing size")
+            try:
+                value = eval_expr(expr, timing)
+            except Exception as exc:  # noqa: BLE001 - any failure is the spec's
+                raise ValueError(f"{what}: {expr!r} fails at the timing size ({type(exc).__name__}: {exc})") from None
+            if isinstance(value, bool) or not isinstance(value, int | float | np.number) or not math.isfinite(value) \
+                    or value < 0:
+                raise ValueError(f"{what}: {expr!r} is {value!r} at the timing size; it must be a count >= 0")
+        return self
 
     @property
     def np_dtype(self) -> np.dtype:
@@ -233,14 +315,24 @@ def _select(names: Iterable[str] | None, known: dict[str, Any], aliases: dict[st
     return [k for k in known if k in picked]
 
 
+def _reason(exc: Exception) -> str:
+    """One line for a load error: the first field and what is wrong with it."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        return (f"{where}: {message}" if where and not message.startswith(f"{where}") else message) + more
+    return " ".join(str(exc).split())
+
+
 def load_kernel(folder: Path) -> KernelSpec:
     path = folder / "spec.toml"
     try:
-        raw = tomllib.loads(path.read_text())
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
         return KernelSpec(folder=folder, **raw)
-    except (tomllib.TOMLDecodeError, ValidationError, TypeError) as exc:
-        first = str(exc).splitlines()
-        raise SpecError(f"{path}: {' '.join(first[:3])}") from None
+    except (tomllib.TOMLDecodeError, ValidationError, TypeError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: {_reason(exc)}") from None
 
 
 def load_catalog(root: Path | None = None) -> Catalog:
@@ -250,8 +342,10 @@ def load_catalog(root: Path | None = None) -> Catalog:
         raw = tomllib.loads(models_path.read_text())
         languages = {k: Language(id=k, **v) for k, v in raw["languages"].items()}
         models = {k: ProgrammingModel(id=k, **v) for k, v in raw["models"].items()}
-    except (tomllib.TOMLDecodeError, ValidationError, KeyError, TypeError) as exc:
-        raise SpecError(f"{models_path}: {' '.join(str(exc).splitlines()[:3])}") from None
+    except (tomllib.TOMLDecodeError, ValidationError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{models_path}: {_reason(exc)}") from None
+    except FileNotFoundError:
+        raise SpecError(f"{models_path} not found: a kernels_spec folder needs models.toml") from None
     for model in models.values():
         if model.language not in languages:
             raise SpecError(f"{models_path}: model {model.id} names unknown language {model.language!r}")
@@ -266,5 +360,6 @@ def load_catalog(root: Path | None = None) -> Catalog:
 
 @cache
 def catalog() -> Catalog:
-    """The installed catalog, loaded once per process."""
-    return load_catalog()
+    """The installed catalog (or the folder HPCEVAL_KERNELS_SPEC names), loaded once per process."""
+    override = os.environ.get("HPCEVAL_KERNELS_SPEC")
+    return load_catalog(Path(override).expanduser() if override else None)

@@ -4,10 +4,18 @@ Tables: runs, prompts, generations (raw text + request parameters + usage), eval
 content hash of code + kernel + model + toolchain + flags + device, so identical suggestions are built once).
 Every write is its own transaction with primary keys, so killing the process at any instant loses at most the
 job in flight and a rerun completes the rest without duplicates.
+
+A store that cannot be used as it is (damaged, 0 bytes, a results directory that is a file or not writable)
+raises StoreError before anything is written, and a damaged file is never modified: `hpceval recover DIR`
+(salvage.py) copies what is readable into a new store. A new store is created under a temporary name and linked
+into place complete, so a results.sqlite of 0 bytes is always damage, never a store that was being created.
+One run at a time writes a results directory: RunLock is the per-directory lock the CLI takes.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
 import secrets
@@ -52,21 +60,130 @@ RESULT_COLUMNS = [
 ]
 
 
+STORE_NAME = "results.sqlite"
+LOCK_NAME = ".hpceval.lock"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class StoreError(RuntimeError):
+    """The results directory or its store cannot be used as it is; the message says what to do (one line)."""
+
+
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def recover_hint(directory: Path) -> str:
+    return (f"it was left as it is; `hpceval recover {directory}` copies what is readable into a new store "
+            "(the damaged file is kept next to it), then rerun the same command to redo what was lost")
+
+
+def check_store_file(path: Path) -> None:
+    """Refuse a results.sqlite that is empty, not SQLite or damaged, without writing to it (StoreError)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            header = handle.read(100)
+    except OSError as exc:
+        raise StoreError(f"cannot read {path} ({exc.strerror})") from None
+    if size == 0:
+        raise StoreError(f"{path} is empty (0 bytes): it is damaged, not a new store; {recover_hint(path.parent)}")
+    if not header.startswith(SQLITE_MAGIC):
+        raise StoreError(f"{path} is not an SQLite database (damaged or overwritten); {recover_hint(path.parent)}")
+    sides = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
+    absent = [side for side in sides if not side.exists()]
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
+        try:
+            verdict = con.execute("PRAGMA quick_check(1)").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            return  # another process holds it: it is not damaged
+        verdict = str(exc)
+    except sqlite3.DatabaseError as exc:
+        verdict = str(exc)
+    if verdict != "ok":
+        for side in absent:  # what SQLite created beside the damaged file while looking at it
+            side.unlink(missing_ok=True)
+        raise StoreError(f"{path} is damaged ({verdict}); {recover_hint(path.parent)}")
+
+
+def check_results_dir(directory: Path, store: bool = True) -> None:
+    """Refuse a results directory (--out) that is a file, lies under a file or cannot be written, creating nothing.
+
+    With `store`, an existing results.sqlite must also be readable, writable and undamaged (check_store_file).
+    """
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise StoreError(f"--out {directory} is a file, not a directory; give a directory (it will hold "
+                         f"{STORE_NAME} and evaluations.csv)")
+    existing = directory
+    while not existing.exists():
+        if existing.is_symlink():
+            raise StoreError(f"--out {directory}: {existing} is a broken symbolic link; give another directory")
+        parent = existing.parent
+        if parent == existing:
+            break
+        existing = parent
+    if existing.exists() and not existing.is_dir():
+        raise StoreError(f"--out {directory} lies under {existing}, which is a file; give a directory path")
+    if not os.access(existing, os.W_OK | os.X_OK) or _read_only_fs(existing):
+        what = "is not writable" if existing == directory else f"cannot be created: {existing} is not writable"
+        raise StoreError(f"--out {directory} {what}; choose another --out or make it writable")
+    path = directory / STORE_NAME
+    if store and (path.exists() or path.is_symlink()):
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise StoreError(f"{path} is read-only; make it writable or choose another --out")
+        check_store_file(path)
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
 class Store:
-    def __init__(self, out_dir: Path):
+    def __init__(self, out_dir: Path, readonly: bool = False):
+        """Open (or, unless `readonly`, create) DIR/results.sqlite; StoreError when it cannot be used as it is."""
         self.dir = Path(out_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.dir / "results.sqlite"
-        self.db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-        with self.db:
-            self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        self.path = self.dir / STORE_NAME
+        self.readonly = readonly
+        if readonly:
+            if not self.path.is_file():
+                raise StoreError(f"{self.dir}: no {STORE_NAME} (the --out directory of `hpceval run`)")
+            check_store_file(self.path)
+            self.db = self._connect(f"file:{self.path}?mode=ro", uri=True)
+            return
+        check_results_dir(self.dir)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                _create_store(self.path)
+        except OSError as exc:
+            raise StoreError(f"cannot create the results store in {self.dir} ({exc.strerror}); "
+                             "choose another --out") from None
+        self.db = self._connect(str(self.path))
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+            with self.db:
+                self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise StoreError(f"{self.path} cannot be written ({exc}); choose another --out") from None
+
+    @staticmethod
+    def _connect(target: str, uri: bool = False) -> sqlite3.Connection:
+        try:
+            return sqlite3.connect(target, timeout=60, isolation_level=None, uri=uri)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {target} ({exc})") from None
 
     def close(self) -> None:
         self.db.close()
@@ -141,6 +258,18 @@ class Store:
                             f"VALUES(?, {', '.join('?' for _ in cols)}, ?)", (cache_key, *[row[c] for c in cols], now()))
 
     # ------------------------------------------------------------------ reads
+    def generation_counts(self, run_id: str) -> tuple[int, int, str | None]:
+        """(generations, failed generations, one of the errors) of a run."""
+        total, failed = self.db.execute("SELECT COUNT(*), COUNT(error) FROM generations WHERE run_id=?",
+                                        (run_id,)).fetchone()
+        row = self.db.execute("SELECT error FROM generations WHERE run_id=? AND error IS NOT NULL LIMIT 1",
+                              (run_id,)).fetchone()
+        return int(total), int(failed), row[0] if row else None
+
+    def request_ids(self, run_id: str) -> set[str]:
+        """The LLM requests stored for a run so far (to tell this invocation's requests from earlier ones)."""
+        return {r[0] for r in self.db.execute("SELECT request_id FROM llm_requests WHERE run_id=?", (run_id,))}
+
     def prompts_with_generations(self, run_id: str) -> set[str]:
         rows = self.db.execute("SELECT DISTINCT prompt_id FROM generations WHERE run_id=?", (run_id,))
         return {r[0] for r in rows}
@@ -189,6 +318,64 @@ class Store:
     def export_csv(self, run_id: str | None = None, name: str = "evaluations.csv") -> Path:
         """Write the results table atomically (a reader never sees half a file)."""
         return write_csv_atomic(self.results(run_id), self.dir / name)
+
+
+def _create_store(path: Path) -> None:
+    """Create an empty store under a temporary name and link it into place complete (a racing creator wins)."""
+    tmp = path.with_name(f".{path.name}-{secrets.token_hex(6)}")
+    try:
+        con = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.executescript(SCHEMA)
+            con.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
+        finally:
+            con.close()  # the last connection checkpoints and removes the -wal file
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+
+
+class RunLock:
+    """An exclusive lock on a results directory for one run (flock on DIR/.hpceval.lock, released on exit).
+
+    A second `hpceval run` (or `recover`) on the same directory stops with one line instead of doing every job
+    (and paying every request) again. The lock dies with the process, so a killed run never leaves it held.
+    """
+
+    def __init__(self, directory: Path):
+        self.dir = Path(directory)
+        self.path = self.dir / LOCK_NAME
+        self.fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        check_results_dir(self.dir, store=False)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot lock {self.dir} ({exc.strerror}); choose another --out") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise StoreError(f"{self.dir} is in use by pid {holder}; wait or use another --out") from None
+            raise StoreError(f"cannot lock {self.dir} ({exc.strerror}); choose another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock; the file stays (unlinking it would race a waiter)
+            self.fd = None
 
 
 def write_csv_atomic(frame: pd.DataFrame, path: Path, **to_csv: Any) -> Path:

@@ -142,3 +142,20 @@ def check(inputs, outputs, dtype):
     if not res <= limit:
         return False, res, f"relative residual ||b - A x||/||b|| = {res:.3e} > {limit:.1e} ({RESIDUAL_FACTOR:g} x tol)"
     return True, res, ""
+
+
+# Variants of variants.toml (hpceval.bind.graded).
+def inputs_dense(inp, rng, dtype):
+    """The CSR matrix as a dense n x n array (the `dense` variant's A)."""
+    n = int(inp["n"])
+    dense = np.zeros((n, n), dtype=np.float64)
+    row_ptr = np.asarray(inp["row_ptr"], dtype=np.int64)
+    rows = np.repeat(np.arange(n), np.diff(row_ptr))
+    np.add.at(dense, (rows, np.asarray(inp["col_idx"], dtype=np.int64)), np.asarray(inp["values"], dtype=np.float64))
+    return {"dense": dense.astype(dtype)}
+
+
+def inputs_x0(inp, rng, dtype):
+    """A random starting vector on the scale of b (a unit-scale guess for a tiny b would test round-off only)."""
+    b = np.asarray(inp["b"], dtype=np.float64)
+    return {"x0": (rng.uniform(-1.0, 1.0, b.size) * np.abs(b).max()).astype(dtype)}

@@ -25,7 +25,13 @@ def reference_alpha_beta(inp):
     """y = alpha*A@x + beta*y."""
     A = np.asarray(inp["A"], dtype=np.float64)
     x = np.asarray(inp["x"], dtype=np.float64)
-    return {"y": float(inp["alpha"]) * (A @ x) + float(inp["beta"]) * np.asarray(inp["y"], dtype=np.float64)}
+    return {"y": float(inp["alpha"]) * (A @ x) + _beta_y(inp, np.asarray(inp["y"], dtype=np.float64))}
+
+
+def _beta_y(inp, y):
+    """beta*y, where beta = 0 means y is not read (BLAS: y may hold anything, NaN included)."""
+    beta = float(inp.get("beta", 0.0))
+    return beta * y if beta != 0.0 else np.zeros_like(y)
 
 
 def reference_blas(inp):
@@ -35,7 +41,7 @@ def reference_blas(inp):
     A = np.asarray(inp["A"], dtype=np.float64)[:m, :n]
     x = np.asarray(inp["x"], dtype=np.float64)[: n * incx : incx]
     y = np.asarray(inp["y"], dtype=np.float64).copy()
-    y[: m * incy : incy] = float(inp["alpha"]) * (A @ x) + float(inp["beta"]) * y[: m * incy : incy]
+    y[: m * incy : incy] = float(inp.get("alpha", 1.0)) * (A @ x) + _beta_y(inp, y[: m * incy : incy])
     return {"y": y}
 
 

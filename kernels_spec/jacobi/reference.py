@@ -20,3 +20,12 @@ def reference(inp):
                              + u[1:-1, :-2, 1:-1] + u[1:-1, 2:, 1:-1]
                              + u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:]) / 6.0
     return {"unew": out}
+
+
+# Variants of variants.toml (hpceval.bind.graded): references at the random values the harness draws.
+def reference_sweeps(inp):
+    """iters sweeps, boundary kept: unew = J(J(...J(u)))."""
+    grid = {"u": np.asarray(inp["u"], dtype=np.float64)}
+    for _ in range(int(inp["iters"])):
+        grid = {"u": reference(grid)["unew"]}
+    return {"unew": grid["u"]}

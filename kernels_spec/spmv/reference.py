@@ -83,3 +83,9 @@ def reference(inp):
     y = np.zeros(n, dtype=np.longdouble)
     np.add.at(y, rows, prods)
     return {"y": y.astype(np.float64)}
+
+
+# Variants of variants.toml (hpceval.bind.graded): references at the random values the harness draws.
+def reference_accumulate(inp):
+    """y = y + A*x."""
+    return {"y": np.asarray(inp["y"], dtype=np.float64) + reference(inp)["y"]}

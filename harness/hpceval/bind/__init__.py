@@ -75,6 +75,22 @@ def fortran_kernel_source(code: str) -> tuple[str, str]:
     return f"module hpceval_kernel\ncontains\n{code}\nend module hpceval_kernel\n", "hpceval_kernel"
 
 
+_OMP_CALL = re.compile(r"\bomp_\w+\s*\(", re.IGNORECASE)
+_USES_OMP_LIB = re.compile(r"^\s*(?:!\$\s*)?use\s*(?:,\s*\w+\s*::)?\s*omp_lib\b", re.IGNORECASE | re.MULTILINE)
+
+
+def with_omp_lib(source: str) -> str:
+    """Fortran: a kernel that calls omp_* routines without `use omp_lib` gets it at module level (as a C++ kernel
+    gets <omp.h> from the driver), so the routines have their interfaces and types instead of implicit REAL ones."""
+    code = re.sub(r"!(?!\$)[^\n]*", "", source)
+    if not _OMP_CALL.search(code) or _USES_OMP_LIB.search(code):
+        return source
+    match = _FORTRAN_MODULE.search(source)
+    if not match:
+        return source
+    return source[:match.end()] + "\n  use omp_lib" + source[match.end():]
+
+
 def _call(lang: Language, binding: Binding) -> str:
     if binding.call:
         return binding.call
@@ -110,7 +126,7 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
             source, module = binding.source, binding.module
         else:
             source, module = fortran_kernel_source(code)
-        files["kernel.f90"] = source
+        files["kernel.f90"] = with_omp_lib(source)
         files["driver.f90"] = _ENV.get_template("fortran.j2").render(module=module, **context)
     elif lang.id == "python":
         files["kernel.py"] = code
@@ -120,8 +136,10 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
             kernel_file="kernel.py", scalar_types="[" + ", ".join(scalars) + "]",
             arrays="[" + ", ".join(arrays) + "]", **context)
     elif lang.id == "cpp":
+        from hpceval.analysis.completeness import drop_local_headers
+
         kernel_file = f"kernel.{ext}"
-        files[kernel_file] = code
+        files[kernel_file] = drop_local_headers(code)  # `#include "spmv.h"` of a header nobody wrote
         files[f"driver.{ext}"] = _ENV.get_template("cpp.j2").render(kernel_file=kernel_file, **context)
     elif lang.id == "julia":
         files["kernel.jl"] = code

@@ -13,8 +13,8 @@ The search is exhaustive over the type-compatible assignments (functions have fe
 * position in the canonical signature (a tie-breaker).
 
 Extras (variant and tuning parameters) are only taken by name. The result says which variant the signature is, how
-matrices are laid out, whether an output is read before it is written (so the glue zeroes it), and why a
-function cannot be bound when it cannot.
+matrices are laid out, whether an output is read before it is written (the accumulate variant, graded with a
+random output on entry: never zero-filled) and why a function cannot be bound when it cannot.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Mapping:
     flat: set[str] = field(default_factory=set)  # 2-D roles passed as 1-D storage
     returned: str | None = None  # output role delivered by the return value
     return_index: int | None = None
-    zero: set[str] = field(default_factory=set)  # outputs zeroed before the call (read before written)
+    zero: set[str] = field(default_factory=set)  # outputs read before written: the accumulate variant
     implied: list[str] = field(default_factory=list)  # sizes the function derives from its arrays
     notes: list[str] = field(default_factory=list)
     ambiguous: str = ""
@@ -75,7 +75,7 @@ class Mapping:
                 ids.append(r.variant)
         if "blas" in ids and "alpha_beta" in ids:
             ids.remove("alpha_beta")
-        if self.zero and not ids:
+        if self.zero and "accumulate" not in ids:
             ids.append("accumulate")
         if self.merged is not None:
             ids.append("square")
@@ -244,7 +244,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
                         for v in ids:
                             for sz in loop_sizes(v):
                                 s += check(sz, exp, 1.0, f"bounds the loop of index {v} of {p.name}")
-                elif len(per_dim) == 1 and len(role.shape) == 2:
+                elif len(per_dim) == 1 and len(role.shape) == 2 and per_dim[0]:  # C[:] = ... is not flat
                     m.flat.add(role.name)
                     ids = per_dim[0]
                     loop_vars = [v for v in ids if v in facts.loops]
@@ -393,6 +393,9 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         nonlocal best, runner_up, count
         count += 1
         taken = {c for r in assign.values() if r is not None for c in r.covers}
+        for r in assign.values():  # a variant's extra stands in for canonical parameters (dense A for CSR)
+            if r is not None and r.extra:
+                taken |= kr.replaced_by(r.variant)
         assigned_arrays = {r.name: params[pos] for pos, r in assign.items() if r is not None and r.is_array}
         m = Mapping(fn=fn, assign=dict(assign), score=base)
         missing = []
@@ -403,8 +406,11 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 if r.intent == "out" or any(x.name == r.name for x in assign.values() if x is not None):
                     m.returned, m.return_index = r.name, ret_index
                     continue
-                if r.intent == "inout":
+                if r.intent == "inout" and r.name not in kr.returnable:
                     missing.append(r.name)
+                    continue
+                if r.intent == "inout":
+                    m.returned, m.return_index = r.name, ret_index
                     continue
             if r.size and _implied_ok(fn, r, assigned_arrays, kr, lang):
                 m.implied.append(r.name)
@@ -427,8 +433,13 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 return
         m.score += ev
         m.notes.extend(problems)
+        # an output read before it is written: the accumulate variant (y += A*x) where the kernel declares one,
+        # graded with a random output on entry; never when the suggestion itself declares it intent(out)
         for pos, r in assign.items():
-            if r is None or not r.is_array or r.intent != "out":
+            if r is None or not r.is_array or r.intent != "out" or "accumulate" not in kr.variants:
+                continue
+            if params[pos].intent == "out" or any(x is not None and x.extra and r.name in x.reads
+                                                  for x in assign.values()):
                 continue
             if _norm(params[pos].name, lang) in {_norm(x, lang) for x in fn.facts.reads_first}:
                 m.zero.add(r.name)
@@ -498,6 +509,8 @@ def describe(m: Mapping, lang: str) -> str:
             parts.append(f"{p.name}=default")
         elif r.merged:
             parts.append(f"{p.name}->{'='.join(r.merged)}")
+        elif r.graded:
+            parts.append(f"{p.name}->{r.name} (random)")
         elif r.extra:
             parts.append(f"{p.name}->{r.name}:{r.canonical}")
         else:

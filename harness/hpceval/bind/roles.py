@@ -69,6 +69,13 @@ class Role:
     merged: tuple[str, ...] = ()  # the canonical sizes a merged (square) size stands for
     scale: str = ""  # extras: the outputs are multiplied by this after the call (alpha = 2 -> 0.5)
     prefill: str = ""  # extras: the outputs hold this value on entry (beta = 0 with y = 1)
+    random: str = ""  # extras graded at random values: how to draw them (hpceval.bind.graded), "" = canonical only
+    reads: tuple[str, ...] = ()  # extras: canonical outputs the kernel reads once this extra is given (beta -> y)
+
+    @property
+    def graded(self) -> bool:
+        """An extra the harness draws at random per case and passes by name (not a fixed canonical value)."""
+        return self.extra and not self.tuning and bool(self.random)
 
     @property
     def is_array(self) -> bool:
@@ -92,6 +99,12 @@ class KernelRoles:
     square: tuple[str, ...]
     pad: str
     variants: dict[str, dict]
+    pinned_precision: bool = False  # the prompt names the precision (saxpy): grade at the spec's dtype always
+    returnable: tuple[str, ...] = ()  # inout outputs a suggestion may return instead of updating (CG's x)
+
+    def replaced_by(self, variant: str | None) -> set[str]:
+        """Canonical parameters a variant stands in for (a dense matrix for the CSR arrays)."""
+        return set(self.variants.get(variant or "", {}).get("replaces", []))
 
     @property
     def all(self) -> list[Role]:
@@ -131,16 +144,19 @@ def kernel_roles(spec: KernelSpec) -> KernelRoles:
     extras = []
     variants = {}
     for v in data.get("variants", []):
-        variants[v["id"]] = {"summary": v.get("summary", ""), "reference": v.get("reference", "")}
+        variants[v["id"]] = dict(v)
         for j, ep in enumerate(v.get("params", [])):
             extras.append(Role(name=ep["name"], kind=ep.get("kind", "int"), shape=list(ep.get("shape", [])),
                                intent=ep.get("intent", "in"), names=list(dict.fromkeys([ep["name"], *ep.get("names", [])])),
                                position=len(spec.params) + j, extra=True, variant=v["id"],
                                canonical=str(ep.get("canonical", "")), scale=str(ep.get("scale", "")),
-                               prefill=str(ep.get("prefill", ""))))
+                               prefill=str(ep.get("prefill", "")), random=str(ep.get("random", "")),
+                               reads=tuple(ep.get("reads", ()))))
     for t in TUNING:
         extras.append(Role(name=t["name"], kind=t["kind"], names=t["names"], extra=True, tuning=True,
                            canonical=t["canonical"], variant=None))
     square = tuple(data.get("square", {}).get("sizes", ()))
     return KernelRoles(spec=spec, canonical=canonical, extras=extras, weak=set(names.get("weak", [])),
-                       square=square, pad=data.get("square", {}).get("pad", ""), variants=variants)
+                       square=square, pad=data.get("square", {}).get("pad", ""), variants=variants,
+                       pinned_precision=bool(data.get("precision", {}).get("pinned", False)),
+                       returnable=tuple(data.get("returnable", ())))

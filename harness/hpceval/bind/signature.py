@@ -25,11 +25,13 @@ reassigned when the suggestion's own loops say so), and the mapping used is part
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import textwrap
 
 from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.glue import make_glue, qualified
+from hpceval.bind.graded import PRECISION_KEY
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
 from hpceval.bind.parse import SFunction, Unit, fortran_uses, parse
 from hpceval.bind.roles import KernelRoles, kernel_roles
@@ -48,12 +50,6 @@ PARALLEL = {
     "python": r"@\s*(numba\.)?(njit|jit|vectorize|guvectorize|stencil)\b|prange|\bnp\.|numpy\.|cupy|cp\.",
     "julia": r"@threads|@cuda|@roc|@kernel|Threads\.",
 }
-PY_IMPORTS = {"np": "import numpy as np", "numpy": "import numpy", "numba": "import numba", "nb": "import numba as nb",
-              "math": "import math", "time": "import time", "prange": "from numba import prange",
-              "njit": "from numba import njit", "jit": "from numba import jit", "os": "import os",
-              "vectorize": "from numba import vectorize", "float32": "from numba import float32",
-              "float64": "from numba import float64", "int32": "from numba import int32"}
-PY_BUILTINS = set(dir(__builtins__)) if isinstance(__builtins__, dict) is False else set(__builtins__)
 
 
 # --------------------------------------------------------------------------------------------------- repair
@@ -144,163 +140,6 @@ def _candidate_score(fn: SFunction, m: Mapping | None, spec: KernelSpec, unit: U
     elif re.search(PARALLEL.get(fn.lang, "$^"), text):
         score += 2
     return score - 0.01 * fn.index
-
-
-def _helpers(unit: Unit, fn: SFunction) -> list[SFunction]:
-    """Functions of the unit that fn calls, transitively (first complete definition of each name)."""
-    names: dict[str, SFunction] = {}
-    for f in unit.functions:
-        key = f.name.lower() if unit.lang == "fortran" else f.name
-        if f is fn or f.name == fn.name or f.is_main:
-            continue
-        if key not in names or (names[key].error and not f.error):
-            names[key] = f
-    out: list[SFunction] = []
-    todo = [fn]
-    seen = {fn.name}
-    while todo:
-        cur = todo.pop()
-        calls = {c.lower() if unit.lang == "fortran" else c for c in cur.facts.calls}
-        for c in sorted(calls):
-            h = names.get(c)
-            if h is not None and h.name not in seen:
-                seen.add(h.name)
-                out.append(h)
-                todo.append(h)
-    return out
-
-
-# --------------------------------------------------------------------------------------------------- pruning
-
-
-def _c_prelude(text: str) -> str:
-    lines = ["#include <cmath>", "#include <cstring>", "#include <algorithm>", "#include <vector>"]
-    if re.search(r"\bomp_\w+\s*\(", text) and "omp.h" not in text:
-        lines.append("#include <omp.h>")
-    return "\n".join(lines) + "\n"
-
-
-def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
-    helpers = _helpers(unit, fn)
-    kept_fns = [fn, *helpers]
-    used = set()
-    for f in kept_fns:
-        used |= set(re.findall(r"[A-Za-z_]\w*", f.text))
-    kept_items = []
-    changed = True
-    chosen: set[int] = set()
-    while changed:
-        changed = False
-        for i, it in enumerate(unit.items):
-            if i in chosen or it.error:
-                continue
-            keep = False
-            if it.kind in ("preproc_include", "using_declaration", "preproc_if", "preproc_ifdef"):
-                keep = True
-            elif it.kind == "preproc_call":
-                keep = bool(re.match(r"#\s*pragma\s+(omp\s+(end\s+)?declare|acc\s+routine|once)", it.text))
-            elif it.kind in ("preproc_def", "preproc_function_def", "type_definition", "alias_declaration",
-                             "struct_specifier", "class_specifier", "enum_specifier", "union_specifier",
-                             "declaration", "template_declaration", "namespace_alias_definition"):
-                keep = bool(it.defines & used)
-            if keep:
-                chosen.add(i)
-                kept_items.append(it)
-                used |= it.uses
-                changed = True
-    pieces = [(it.start, it.text) for it in kept_items]
-    for f in kept_fns:
-        text = f.text
-        if f.container and f.container[0] == "namespace" and f.container[1]:
-            text = f"namespace {f.container[1]} {{\n{text}\n}}"
-        pieces.append((f.start, text))
-    pieces.sort(key=lambda p: p[0])
-    body = "\n\n".join(t for _, t in pieces)
-    dropped = _dropped(unit, kept_fns)
-    return _c_prelude(body) + body + "\n", dropped
-
-
-def _dropped(unit: Unit, kept: list[SFunction]) -> list[str]:
-    ids = {id(f) for f in kept}
-    out = []
-    for f in unit.functions:
-        if id(f) not in ids:
-            out.append(f"{f.name}{' (incomplete)' if f.error else ''}")
-    return out
-
-
-def prune_python(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
-    helpers = _helpers(unit, fn)
-    kept_fns = [fn, *helpers]
-    used: set[str] = set()
-    for f in kept_fns:
-        used |= f.facts.idents | set(re.findall(r"[A-Za-z_]\w*", f.result))
-    chosen: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for i, it in enumerate(unit.items):
-            if i in chosen or it.error:
-                continue
-            if it.kind in ("import_statement", "import_from_statement", "future_import_statement", "assignment",
-                           "class_definition") and (it.defines & used or "*" in it.defines):
-                chosen.add(i)
-                used |= it.uses
-                changed = True
-    items = [unit.items[i] for i in sorted(chosen)]
-    defined = set().union(*(it.defines for it in items)) if items else set()
-    defined |= {f.name for f in unit.functions}
-    params = {p.name for f in kept_fns for p in f.params}
-    prelude = [line for name, line in PY_IMPORTS.items() if name in used and name not in defined and name not in params
-               and _py_global_use(kept_fns, name)]
-    pieces = sorted([(it.start, it.text) for it in items] + [(f.start, f.text) for f in kept_fns])
-    body = "\n\n".join(t for _, t in pieces)
-    head = "\n".join(prelude) + ("\n\n" if prelude else "")
-    return head + body + "\n", _dropped(unit, kept_fns) + [f"added `{p}`" for p in prelude]
-
-
-def _py_global_use(fns: list[SFunction], name: str) -> bool:
-    """name is used as a module-level name (np.dot, numba.njit, prange(...)) in one of the functions."""
-    return any(re.search(rf"(?<![\w.]){re.escape(name)}\s*[.(]|@\s*{re.escape(name)}\b", f.text) for f in fns)
-
-
-def prune_fortran(unit: Unit, fn: SFunction) -> tuple[str, str, list[str]]:
-    """(source, module holding fn, notes)."""
-    helpers = [h for h in _helpers(unit, fn) if h.container == fn.container or h.container is None
-               or h.container[0] == "program"]
-    modules = {next(iter(it.defines)): it for it in unit.items if it.kind == "module" and it.defines}
-    needed: list[str] = []
-    todo = list(fortran_uses(fn.text + "".join(h.text for h in helpers)))
-    if fn.container and fn.container[0] == "module":
-        todo += list(modules.get(fn.container[1]).uses if fn.container[1] in modules else [])
-    while todo:
-        name = todo.pop()
-        if name in modules and name not in needed and not (fn.container and fn.container[1] == name):
-            needed.append(name)
-            todo.extend(modules[name].uses)
-    used_modules = [modules[n].text for n in sorted(needed, key=lambda n: modules[n].start)]
-    helpers = [h for h in helpers if not (h.container and h.container[0] == "module" and h.container[1] in needed)]
-    procs = "\n\n".join(f.text for f in sorted([fn, *helpers], key=lambda f: f.start))
-    if fn.container and fn.container[0] == "module" and fn.container[1] in modules:
-        mod = modules[fn.container[1]]
-        head = unit.code.encode()[mod.start:mod.contains_at].decode("utf-8", "replace") if mod.contains_at else ""
-        name = fn.container[1]
-        head = re.sub(r"\bcontains\s*$", "", head.rstrip(), flags=re.IGNORECASE)
-        module_src = f"{head}\ncontains\n{procs}\nend module {name}\n"
-    else:
-        name = "hpceval_kernel"
-        module_src = f"module {name}\ncontains\n{procs}\nend module {name}\n"
-    source = "\n\n".join([*used_modules, module_src])
-    return source, name, _dropped(unit, [fn, *helpers])
-
-
-def prune_julia(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
-    helpers = _helpers(unit, fn)
-    kept = [fn, *helpers]
-    used = set().union(*(f.facts.idents | f.facts.calls for f in kept))
-    items = [it for it in unit.items if not it.error and (it.kind == "import" or it.defines & used)]
-    pieces = sorted([(it.start, it.text) for it in items] + [(f.start, f.text) for f in kept])
-    return "\n\n".join(t for _, t in pieces) + "\n", _dropped(unit, kept)
 
 
 # --------------------------------------------------------------------------------------------------- body-only
@@ -455,11 +294,28 @@ def _error(spec: KernelSpec, reason: str, function: str | None = None) -> Bindin
                    evidence=f"signature inference: {reason}")
 
 
+_PRECISION_WORD = {"float32": "single", "float64": "double"}
+
+
+def _precision(fn: SFunction, kr: KernelRoles) -> str:
+    """The precision to grade in: the spec's where the prompt pins it (variants.toml precision.pinned, e.g. saxpy),
+    else the one precision the suggestion declares for all its real parameters (float, real(4), np.float32)."""
+    if kr.pinned_precision:
+        return kr.spec.dtype
+    declared = {p.dtype for p in fn.params if p.kind == "real" and p.dtype}
+    return declared.pop() if len(declared) == 1 and declared <= set(_PRECISION_WORD) else kr.spec.dtype
+
+
 def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, notes: list[str], nfuncs: int
              ) -> Binding:
+    base_dtype = kr.spec.dtype
+    precision = _precision(fn, kr)
+    if precision != kr.spec.dtype:  # the glue and the driver then work in the suggestion's own precision
+        kr = dataclasses.replace(kr, spec=kr.spec.model_copy(update={"dtype": precision}))
     spec = kr.spec
     glue = make_glue(m, kr, lang)
     exact = _exact_canonical(fn, m, kr, lang) and not (glue.setup or glue.teardown or glue.call and lang != "python")
+    exact = exact and precision == base_dtype
     module = None
     if lang == "cpp":
         source, dropped = prune_cpp(unit, fn)
@@ -478,18 +334,30 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
     for p in fn.params:
         r = m.assign.get(p.position)
         mapping[p.name] = ("default" if r is None else "=".join(r.merged) if r.merged
-                           else f"{r.name}={r.canonical}" if r.extra else r.name)
+                           else f"{r.name}={r.canonical}" if r.extra and not r.graded else r.name)
     if m.returned:
         mapping["<return>"] = m.returned
+    if precision != base_dtype:
+        mapping[PRECISION_KEY] = precision
     sig = f"{fn.name}({', '.join(p.name for p in fn.params)})"
     parts = [f"bound {sig} as {describe(m, lang)}", f"variant {m.variant}"]
     if m.implied:
         parts.append(f"{', '.join(m.implied)} implied by the arrays")
     parts += glue.notes
-    precisions = sorted({p.dtype for p in fn.params if p.dtype and p.kind == "real" and p.dtype != spec.dtype})
+    graded = [r.name for r in m.assign.values() if r is not None and r.graded]
+    reads = sorted({n for r in m.assign.values() if r is not None and r.graded for n in r.reads} | m.zero
+                   | {n for v in m.variant.split("+") for n in kr.variants.get(v, {}).get("inout", [])})
+    if graded:
+        parts.append(f"graded at random {', '.join(graded)} per case (the variant's own reference)")
+    if reads:
+        parts.append(f"{', '.join(reads)} random on entry (read by the variant), never zero-filled")
+    if precision != spec.dtype:
+        parts.append(f"graded in {_PRECISION_WORD[precision]} precision: the prompt does not pin it "
+                     f"and the suggestion declares {precision}")
+    precisions = sorted({p.dtype for p in fn.params if p.dtype and p.kind == "real" and p.dtype != precision})
     if precisions:
-        parts.append(f"declares {'/'.join(precisions)} where the kernel is {spec.dtype}: data converted, "
-                     f"validated at {spec.dtype} tolerance")
+        parts.append(f"declares {'/'.join(precisions)} where the kernel is graded in {precision}: data converted, "
+                     f"validated at {precision} tolerance")
     if m.ambiguous:
         parts.append(f"equally plausible: {m.ambiguous}")
     parts += notes
@@ -504,7 +372,7 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
                       call=glue.call if (glue.call and not (lang == "python" and glue.call == f"kernel({', '.join(glue.args)})")) else None,
                       setup=glue.setup, teardown=glue.teardown, decls=glue.decls,
                       source=None if (exact and clean) else source, module=module if not (exact and clean) else None)
-    if exact and clean:
+    if exact and clean and precision == base_dtype:
         lang_obj = catalog().languages[lang]
         canon = canonical_binding(spec, lang_obj)
         binding.args, binding.returns, binding.call = canon.args, canon.returns, None

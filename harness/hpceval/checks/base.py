@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from hpceval.cases.io import Case, write_cases
+from hpceval.cases.io import Case, remove_case_dirs, write_cases
 from hpceval.contracts import Evaluation, ProcResult, Verdict
 from hpceval.executors import Limits
 from hpceval.spec import KernelSpec, Language, ProgrammingModel
@@ -44,6 +43,7 @@ class Job:
     runner: Runner
     base: dict[str, Any]  # toolchain, version, image, device, variant: copied into every Evaluation
     adjust: JobAdjust | None = None
+    function: str = ""  # the bound function's name in the suggestion (C++: possibly qualified)
     cases: list[Case] = field(default_factory=list)
     build_s: float = 0.0
     run_s: float | None = None
@@ -77,6 +77,10 @@ class Job:
         if result.timed_out:
             return self.verdict(Verdict.timeout, f"{where}; killed after {self.run_limits.wall_s:.0f} s",
                                 run_s=result.seconds, max_rel_error=None)
+        tamper = TAMPER.search(result.stderr or "") if result.returncode != 0 else None
+        if tamper:  # the Python driver caught the suggestion replacing its clock (bind/drivers/python.j2)
+            return self.verdict(Verdict.wrong_result, f"{where}; {tamper.group(1)}", run_s=result.seconds,
+                                max_rel_error=None)
         if result.returncode != 0:
             signal = f" (signal {result.killed_by})" if result.killed_by else ""
             if result.killed_by == "SIGKILL":  # the kernel's memory cgroup kills with SIGKILL, without a message
@@ -133,9 +137,9 @@ def first_errors(result: ProcResult) -> str:
 
 def only_case(job: Job, case: Case) -> None:
     """Replace the work dir's cases with this one (the validation cases' folders are removed)."""
-    for stale in job.workdir.glob("c*/"):
-        shutil.rmtree(stale, ignore_errors=True)
+    remove_case_dirs(job.workdir)  # whatever the job turned them into: nothing is followed
     write_cases(job.workdir, job.spec, job.lang, [case])
 
 
+TAMPER = re.compile(r"hpceval tamper: ([^\n]*)")
 STARTUP_FAILURE = re.compile(r"Fatal Python error: (init_\w+|_?Py_Initialize\w*|_PyInterpreter\w*)[^\n]*")

@@ -1,51 +1,133 @@
-"""Timing of a kernel that passed every check: warm-up, then the median of repeated calls at the timing size.
+"""Timing of a kernel that passed every check, with every timed call validated and the time held to physics.
+
+Whatever the harness times is optimised against (issue 13: 27 of 33 CPU and 12 of 13 GPU reward-hacking
+suggestions were `correct` with the old timing run, which called the kernel on one input set and never compared
+the timed calls' outputs). So the timing run (cases/timing.py) gives every call fresh inputs from a secret seed,
+re-poisons its outputs and has the driver report every call's output fingerprint and some calls' outputs in full;
+a wrong call is `wrong_result` naming the timing size and the call. The driver reports work that continued after
+a call returned (a thread or process the call started still running, outputs that changed afterwards):
+`wrong_model`. The driver's clock is out of the suggestion's reach (bind/drivers/hpceval_runtime.c, the Python
+driver binds its clock before importing the suggestion) and its record carries a per-run nonce; a forged record
+is `wrong_result`. The median of the timed calls is then compared with the machine's physical lower bound
+(hpceval.ceilings): below it the row is flagged `timing_implausible` and kept out of the speed metrics.
 
 One timing run at a time per process: concurrent builds still load the machine, but two timed kernels never
-compete for the same cores. On a GPU the toolchain's kernel-only times (`Toolchain.kernel_times`, from CUPTI)
-replace the whole call's wall time, which would count allocation and copies. A failure of the timing run is the
-suggestion's verdict (it ran at a size the validation did not).
+compete for the same cores. On a GPU the toolchain's kernel-only times (`Toolchain.kernel_times`, from CUPTI,
+attributed to calls by the driver's marks) replace the whole call's wall time; a call during which no kernel ran
+keeps its whole (host) time, never 0 s.
 """
 
 from __future__ import annotations
 
+import secrets
 import statistics
 import threading
 
-from hpceval.cases.generate import timing_case
-from hpceval.cases.io import read_times
-from hpceval.checks.base import Job, check, only_case
-from hpceval.contracts import Evaluation
+from hpceval.cases.timing import TimingPlan, check_calls, make_plan, read_record, write_plan
+from hpceval.ceilings import lower_bound
+from hpceval.checks.base import Job, check
+from hpceval.contracts import Evaluation, Verdict
 
 TIMING_LOCK = threading.Lock()
+
+
+def timing_size(job: Job) -> dict[str, int]:
+    """The spec's timing size, or its GPU timing size for GPU models (a working set that leaves the L2)."""
+    gpu = getattr(job.spec.sizes, "gpu_timing", None)
+    return dict(gpu) if gpu and job.model.device == "gpu" else dict(job.spec.sizes.timing)
 
 
 @check("timing")
 def timed(job: Job) -> Evaluation | None:
     if not (job.timing_wanted and job.can_time):
         return None
-    case = timing_case(job.spec, job.seed)
-    only_case(job, case)
+    plan = make_plan(job.spec, timing_size(job), job.spec.sizes.timing_reps)
+    write_plan(job.workdir, job.spec, job.lang, plan)
+    env = dict(job.env)
+    probe_file = None
+    if "HPCEVAL_PROBE_OUT" in env:  # a name the job cannot know: the probe takes it from the environment and removes it
+        probe_file = env["HPCEVAL_PROBE_OUT"] = f"gpu_probe-{secrets.token_hex(8)}.txt"
     with TIMING_LOCK:
-        result = job.exec(job.toolchain.run_argv(job.model))
+        result = job.exec(job.toolchain.run_argv(job.model), env=env)
     job.timed = True
-    failure = job.run_failure(result, 1, f"timing at {case.label}")
+    failure = job.run_failure(result, 1, f"timing at {plan.label}")
     if failure:
         return failure
-    times = read_times(job.workdir, 0)
-    if not times:
-        return None
-    per_call, how = job.toolchain.kernel_times(job.workdir, job.model, case.warmup + case.reps, case.warmup, job.code)
-    if per_call:  # GPU: the kernels' own device time per call, not allocation and copies
-        job.timing_note = (f"timed: GPU kernels only ({how}); whole call incl. transfers median "
-                           f"{statistics.median(times):.3e} s")
-        times = list(per_call)
-    times.sort()
+    record = read_record(job.workdir, plan)
+    if record.problem:
+        verdict = Verdict.runtime_error if "ended before" in record.problem else Verdict.wrong_result
+        return job.verdict(verdict, f"timing size {plan.label}: {record.problem}", failed_size=plan.label)
+    if record.live:
+        k, what = record.live
+        return job.verdict(Verdict.wrong_model, f"work continued after the call returned ({plan.describe(k)}: {what})",
+                           failed_size=plan.label)
+    checked = check_calls(job.workdir, job.spec, job.lang, plan, record)
+    if not checked.ok:
+        return job.verdict(Verdict.wrong_result, checked.detail, failed_size=plan.label,
+                           max_rel_error=max(job.worst or 0.0, checked.worst))
+    times, note = _call_times(job, plan, record.times, probe_file)
+    if isinstance(times, Evaluation):
+        return times
+    job.note(f"timing: all {len(plan.calls)} calls at {plan.label} validated ({checked.full} compared in full, max "
+             f"rel error {checked.worst:.2e}; the others by output fingerprint; fresh inputs per call, "
+             f"{plan.warmup} warm-up)")
+    _record_times(job, plan, times)
+    _plausibility(job, plan, sum(record.times), result.seconds)
+    job.timing_note = note
+    return None
+
+
+def _call_times(job: Job, plan: TimingPlan, host: list[float], probe_file: str | None):
+    """The timed calls' seconds: the whole call's (CPU), or the GPU kernels' own (CUPTI), host time where no kernel
+    ran. An Evaluation when the probe saw GPU work outside every call."""
+    timed = [host[k] for k in plan.timed]
+    per_call, how = job.toolchain.kernel_times(job.workdir, job.model, len(plan.calls), plan.warmup, job.code,
+                                               probe_file=probe_file, nonce=plan.nonce)
+    if how.startswith("outside calls:") and "tampering" in how:
+        return job.verdict(Verdict.wrong_result, f"timing size {plan.label}: {how.split(':', 1)[1].strip()}",
+                           failed_size=plan.label), ""
+    if how.startswith("outside calls:"):
+        return job.verdict(Verdict.wrong_model, f"work continued after the call returned ({how.split(':', 1)[1].strip()})",
+                           failed_size=plan.label), ""
+    if not per_call:
+        return timed, ""
+    empty = [i for i, t in enumerate(per_call) if t <= 0]
+    times = [t if t > 0 else timed[i] for i, t in enumerate(per_call)]
+    note = f"timed: GPU kernels only ({how}); whole call incl. transfers median {statistics.median(timed):.3e} s"
+    if empty:
+        note += f"; {len(empty)} call(s) ran no GPU kernel: their whole host time counts"
+    return times, note
+
+
+def _record_times(job: Job, plan: TimingPlan, times: list[float]) -> None:
+    times = sorted(times)
     median = statistics.median(times)
     q = statistics.quantiles(times, n=4) if len(times) >= 2 else [median, median, median]
-    scalars = {p.name: case.inputs[p.name] for p in job.spec.params if not p.is_array}
-    flops = job.spec.metric(job.spec.flops, {**case.size, **scalars})
-    nbytes = job.spec.metric(job.spec.bytes, {**case.size, **scalars})
+    inputs = plan.sets[0]
+    scalars = {p.name: inputs[p.name] for p in job.spec.params if not p.is_array}
+    flops = job.spec.metric(job.spec.flops, {**plan.size, **scalars})
+    nbytes = job.spec.metric(job.spec.bytes, {**plan.size, **scalars})
     job.timing = {"time_median_s": median, "time_min_s": times[0], "time_iqr_s": q[2] - q[0],
                   "gflops": flops / median / 1e9 if median > 0 else None,
                   "gbytes_per_s": nbytes / median / 1e9 if median > 0 else None}
-    return None
+
+
+def _plausibility(job: Job, plan: TimingPlan, reported: float, outside: float) -> None:
+    """Flag a median below the physical lower bound, or per-call times that add up to more than the whole run."""
+    median = job.timing["time_median_s"]
+    inputs = plan.sets[0]
+    scalars = {p.name: inputs[p.name] for p in job.spec.params if not p.is_array}
+    flops = job.spec.metric(job.spec.flops, {**plan.size, **scalars})
+    nbytes = job.spec.metric(job.spec.bytes, {**plan.size, **scalars})
+    reasons = []
+    bound = lower_bound(flops, nbytes, job.spec.dtype, job.model.device)
+    if bound is not None and median < bound.seconds:
+        reasons.append(f"median {median:.3e} s is below the physical lower bound {bound.seconds:.3e} s ({bound.how})")
+    if outside > 0 and reported > outside * 1.05 + 0.05:
+        reasons.append(f"the calls' reported times add up to {reported:.3f} s, more than the whole run took "
+                       f"({outside:.3f} s measured by the harness)")
+    if reasons:
+        job.timing["timing_implausible"] = True
+        job.note("timing_implausible: " + "; ".join(reasons) + " (left out of the speed metrics)")
+    else:
+        job.timing["timing_implausible"] = False

@@ -16,6 +16,8 @@ tarfile's `data` filter (no absolute paths, no links out, no device files). The 
 running `sleep`, so it reaps orphans and the container ends by itself even if the harness dies; at the wall-clock
 limit the whole container is killed, which ends every process the suggestion forked. While a command runs, the
 next container of the same image and limits is started in the background (a warm, never-used one; see _WarmPool).
+Containers are labelled with their harness process and removed when it stops, dies or starts again
+(executors/docker_owner.py), and see a passwd/group that know only the sandbox user.
 
 Why tmpfs + copy instead of a bind mount of the host's work dir: with a bind mount a suggestion writes straight
 into the host's file system (a disk-filling suggestion fills the host's disk up to the file-size rlimit per file,
@@ -39,8 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hpceval import lifecycle
 from hpceval.contracts import ProcResult
-from hpceval.executors.base import Executor, ExecutorUnavailable, Limits
+from hpceval.executors import docker_owner
+from hpceval.executors.base import Executor, ExecutorUnavailable, Limits, SandboxError
 
 if TYPE_CHECKING:
     from hpceval.toolchains import Toolchain, ToolInfo
@@ -202,6 +206,7 @@ class DockerExecutor(Executor):
         from hpceval.images import docker_client
 
         self.client = docker_client()
+        docker_owner.adopt(self.client)  # containers of dead runs go; ours go on Ctrl-C and at exit
         self.warm = os.environ.get("HPCEVAL_DOCKER_WARM", "1") != "0" if warm is None else warm
         self._pool = _WarmPool(self._remove)
         atexit.register(self._pool.close)
@@ -350,6 +355,7 @@ class DockerExecutor(Executor):
                 ("cpu", limits.cpu_s), ("fsize", limits.file_size_mb * mb), ("nofile", limits.open_files),
                 ("stack", limits.stack_mb * mb), ("core", 0))],
             log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m", "max-file": "1"}),
+            mounts=docker_owner.etc_mounts(),  # the sandbox user only, not the image's accounts
         )
         kind = self.accelerator(resolved)
         if kind == "nvidia":
@@ -381,10 +387,18 @@ class DockerExecutor(Executor):
         keepalive = int(limits.wall_s) + KEEPALIVE_S
 
         def make(kind: str):
-            container = self.client.containers.create(
-                resolved.id, ["sleep", str(keepalive)], working_dir=WORKDIR, environment={"PATH": resolved.path},
-                hostname="sandbox", labels={LABEL: "1"}, auto_remove=True,
-                name=f"hpceval-{kind}-{uuid.uuid4().hex[:12]}", **config)
+            def create(settings: dict):
+                return self.client.containers.create(
+                    resolved.id, ["sleep", str(keepalive)], working_dir=WORKDIR, environment={"PATH": resolved.path},
+                    hostname="sandbox", labels=docker_owner.labels(), auto_remove=True,
+                    name=f"hpceval-{kind}-{uuid.uuid4().hex[:12]}", **settings)
+
+            try:
+                container = create(config)
+            except docker.errors.APIError as exc:  # an engine that cannot see our files: the image's /etc stays
+                if not docker_owner.drop_etc_mounts(config, exc):
+                    raise
+                container = create(config)
             try:
                 container.start()
             except BaseException:
@@ -395,6 +409,8 @@ class DockerExecutor(Executor):
         key = (resolved.id, keepalive, repr(sorted(config.items())))
         container = None
         try:
+            if lifecycle.stopping():
+                raise SandboxError("the harness is stopping (interrupted)")
             try:
                 if self.warm and not probing:
                     container = self._pool.take(key)
@@ -413,6 +429,8 @@ class DockerExecutor(Executor):
                 raise ContainerError(f"docker: {exc.explanation or exc}") from None
             started = time.time()
             result = self._exec(container, command, job_env, limits)
+            if lifecycle.stopping():  # its container was removed by the stop hook: never a verdict
+                raise SandboxError("the harness is stopping (interrupted)")
             result.argv = argv
             if workdir is not None and not result.timed_out:
                 self._get(container, workdir, since=started - 0.05)

@@ -7,6 +7,10 @@ rlimits (address space, CPU time, file size, open files, stack), a pids and memo
 one, and a wall-clock limit. The whole jail is a pid namespace started in its own session, so a timeout kills
 every process a suggestion forked. Output goes to files outside the jail and only a tail is read.
 
+/etc is a synthetic one (executors/jail_etc.py: only the sandbox user, the linker cache, alternatives), never the
+host's. nsjail starts with the parent-death signal (hpceval.lifecycle), so a killed harness takes its jobs with
+it, and is registered so that Ctrl-C kills the jobs in flight; logs and work dirs live in the scratch root.
+
 When the harness runs as root, uid 65534 inside is uid 65534 outside too (never host root: host root could
 write to /sys/fs/cgroup and leave its limits). Host folders that uid 65534 cannot traverse (e.g. a Python
 environment under /root) are covered by a tmpfs with only the needed paths bound back read-only.
@@ -26,8 +30,10 @@ import time
 from functools import cache
 from pathlib import Path
 
+from hpceval import lifecycle, scratch
 from hpceval.contracts import ProcResult
 from hpceval.executors.base import Executor, ExecutorUnavailable, Limits, SandboxError
+from hpceval.executors.jail_etc import synthetic_etc
 
 SANDBOX_UID = 65534
 PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
@@ -63,7 +69,7 @@ def cgroups_usable() -> bool:
             Path(f"/sys/fs/cgroup/{controller}/NSJAIL").mkdir(exist_ok=True)
         except OSError:
             return False
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(prefix="hpceval-cgroup-check-", dir=scratch.root()) as tmp:
         argv = _jail_argv(Path(tmp), {}, Limits(), cgroups=True, argv=["/bin/true"]) + ["/bin/true"]
         try:
             return subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
@@ -147,7 +153,8 @@ def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool
         # RLIMIT_NPROC counts all processes of the host uid 65534 (shared by concurrent jobs): with a per-job
         # pids cgroup it is only a backstop.
         "--rlimit_nproc", str(max(limits.pids, 4096) if cgroups else limits.pids), "--rlimit_stack", str(limits.stack_mb),
-        *private, "--tmpfsmount", "/sys", *cpu_info, *gpu, *_visibility_mounts(argv, env),
+        *private, "--bindmount_ro", f"{synthetic_etc()}:/etc", "--tmpfsmount", "/sys", *cpu_info, *gpu,
+        *_visibility_mounts(argv, env),
         "--bindmount", f"{workdir}:/w", "--cwd", "/w",
     ]
     if cgroups:
@@ -178,11 +185,15 @@ def _tail(path: Path, limit_kb: int) -> str:
 
 
 def run_contained(argv: list[str], *, stdout_dir: Path, wall_s: float, output_kb: int) -> ProcResult:
-    """Start argv in its own session, kill its process group at the deadline, return output tails."""
+    """Start argv in its own session (dying with the harness), kill its process group at the deadline or when the
+    harness stops, return output tails."""
     out_path, err_path = stdout_dir / "stdout.log", stdout_dir / "stderr.log"
     start = time.monotonic()
     with out_path.open("wb") as out, err_path.open("wb") as err:
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            proc = lifecycle.popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        except lifecycle.Stopping:
+            raise SandboxError("the harness is stopping (interrupted)") from None
         timed_out = False
         try:
             proc.wait(timeout=wall_s)
@@ -194,6 +205,9 @@ def run_contained(argv: list[str], *, stdout_dir: Path, wall_s: float, output_kb
             except ProcessLookupError:
                 pass
             proc.wait()
+            lifecycle.release(proc)
+    if lifecycle.stopping():  # killed by stop_jobs: not the suggestion's doing, never a verdict
+        raise SandboxError("the harness is stopping (interrupted)")
     seconds = time.monotonic() - start
     code = proc.returncode
     killed = None
@@ -226,7 +240,7 @@ class LocalExecutor(Executor):
         # A shell is process 1 of the jail: the kernel ignores signals that process 1 sends itself, so abort(),
         # a failed assert or SIGXFSZ in the program itself would otherwise not end it the usual way.
         wrapped = ["/bin/sh", "-c", '"$@"; exit $?', "sh", *argv]
-        with tempfile.TemporaryDirectory(prefix="hpceval-log-") as logs:
+        with tempfile.TemporaryDirectory(prefix="hpceval-log-", dir=scratch.root()) as logs:
             result = run_contained(jail + wrapped, stdout_dir=Path(logs), wall_s=limits.wall_s + 3,
                                    output_kb=limits.output_kb)
         if result.returncode == 255 and re.search(r"^\[F\]\[[^\]]*\]\[1\] runChild\(\)", result.stderr, re.MULTILINE):

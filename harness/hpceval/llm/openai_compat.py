@@ -4,7 +4,14 @@
   answer switches this backend to chat for the rest of the run); chat-style prompts go to chat.
 - `n` suggestions per prompt: one request with `n`; where the server ignores `n` (llama.cpp, some proxies) the
   missing samples are asked for one request each, sample i with seed + i, so they differ at temperature > 0.
-- Suggestions are ranked by mean token log-probability when every sample of the prompt has one, else by order.
+- Log-probabilities are asked for only where they are cheap: by default on for OpenAI's own API, off for every
+  other endpoint (a llama.cpp server then has to keep the logits of every token: 2.2x slower generation);
+  `logprobs=True/False` (--logprobs/--no-logprobs) decides instead. Suggestions are ranked by mean token
+  log-probability when they were asked for and every sample of the prompt has one, else by order (the server's
+  sample order); each suggestion records how (meta.ranked_by) and whether its request asked for them
+  (meta.logprobs). A cached answer that was asked for without them is asked again by a run that ranks by them.
+- Before a run, check() asks GET /models once with a short timeout, so that an endpoint that cannot be reached
+  stops the run with one line instead of a minute of retries and a run of failed generations.
 - Requests run concurrently (asyncio, at most `concurrency` in flight). 408/409/429/5xx, timeouts, dropped
   connections and malformed responses are retried with exponential backoff and jitter, honouring Retry-After;
   a request that still fails becomes a generation error for its samples (with every attempt recorded) and the
@@ -21,6 +28,9 @@ import email.utils
 import os
 import random
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -71,7 +81,7 @@ class OpenAICompatBackend:
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, concurrency: int = 4,
                  fresh: bool = False, timeout: float = 300.0, retries: int = 6, backoff: float = 1.0,
                  max_backoff: float = 60.0, max_retry_after: float = 300.0, api: str = "auto",
-                 logprobs: bool = True, cache: GenerationCache | None = None):
+                 logprobs: bool | None = None, cache: GenerationCache | None = None):
         if api not in ("auto", "chat", "completions"):
             raise BackendError(f"unknown api {api!r}; valid: auto, chat, completions")
         self.model = model
@@ -89,7 +99,8 @@ class OpenAICompatBackend:
         self.max_backoff = float(max_backoff)
         self.max_retry_after = float(max_retry_after)
         self.api = api
-        self.logprobs = logprobs
+        self.logprobs = cheap_logprobs(self.base_url) if logprobs is None else bool(logprobs)
+        self.logprobs_requested = self.logprobs  # self.logprobs may be switched off by a server that rejects them
         self.cache = cache
         self._completions_ok: bool | None = None if api == "auto" else api == "completions"
         self._n_support: bool | None = None
@@ -97,9 +108,35 @@ class OpenAICompatBackend:
 
     # ------------------------------------------------------------------------------------------ protocol
     def describe(self) -> dict[str, Any]:
-        """Stable identity (part of the run id): no ports, no timestamps."""
-        return {"backend": self.name, "model": self.model, "endpoint": self.endpoint_id, "api": self.api,
-                "client": f"openai {_version('openai')}"}
+        """Stable identity (part of the run id): no ports, no timestamps.
+
+        Runs made before logprobs were optional always asked for them; "ranking" is added only when they are off,
+        so those runs keep their ids and resume, and a run ranked by order gets an id of its own.
+        """
+        identity = {"backend": self.name, "model": self.model, "endpoint": self.endpoint_id, "api": self.api,
+                    "client": f"openai {_version('openai')}"}
+        if not self.logprobs_requested:
+            identity["ranking"] = "order"
+        return identity
+
+    def check(self, timeout: float = 5.0) -> None:
+        """GET {base_url}/models once: BackendError (one line) when the endpoint cannot be reached or refuses the key.
+
+        Any other HTTP answer means the server is there (some have no /models); the requests deal with the rest.
+        """
+        request = urllib.request.Request(f"{self.base_url}/models",
+                                         headers={"Authorization": f"Bearer {self.api_key or 'EMPTY'}"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - the user's endpoint
+                response.read(1 << 16)
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403):
+                raise BackendError(f"{self.base_url} refused the API key ({exc.code}); check OPENAI_API_KEY") from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            reason = "no answer" if isinstance(reason, TimeoutError) else reason
+            raise BackendError(f"cannot reach {self.base_url} ({reason} on GET /models within {timeout:g} s); start "
+                               "the server or fix --base-url / OPENAI_BASE_URL") from None
 
     def attach_cache(self, cache: GenerationCache | None) -> None:
         self.cache = cache
@@ -158,6 +195,8 @@ class OpenAICompatBackend:
         if self.cache is not None and not self.fresh:
             for i in range(job.n):
                 hit = self.cache.cached_generation(job.key, i)
+                if hit is not None and self.logprobs_requested and hit[1].get("logprobs") is False:
+                    hit = None  # answered without log-probabilities, which this run ranks by: ask again
                 if hit is not None:
                     text, meta = hit
                     job.samples[i] = Sample(i, text, {**meta, "cached": True})
@@ -297,7 +336,7 @@ class OpenAICompatBackend:
             meta = {"backend": self.name, "model": self.model, "endpoint": self.endpoint_id, "sample": index,
                     "request_key": job.key, "finish_reason": choice["finish_reason"],
                     "truncated": choice["finish_reason"] == "length", "mean_logprob": choice["mean_logprob"],
-                    "tokens": choice["tokens"], "request": request, "cached": False}
+                    "tokens": choice["tokens"], "request": request, "cached": False, "logprobs": self.logprobs}
             job.samples[index] = Sample(index, choice["text"], meta)
             if self.cache is not None:
                 self.cache.put_cached_generation(job.key, index, choice["text"], meta)
@@ -311,7 +350,7 @@ class OpenAICompatBackend:
     # ------------------------------------------------------------------------------------------ results
     def _finish(self, job: Job, on_done: Callable[[Suggestion], None] | None) -> Iterator[Suggestion]:
         samples = [job.samples[i] for i in sorted(job.samples)]
-        by_logprob = bool(samples) and all(s.mean_logprob is not None for s in samples)
+        by_logprob = self.logprobs_requested and bool(samples) and all(s.mean_logprob is not None for s in samples)
         if by_logprob:
             samples.sort(key=lambda s: (-s.mean_logprob, s.index))
         out = [Suggestion(prompt_id=job.prompt.prompt_id, rank=rank, text=s.text,
@@ -327,6 +366,12 @@ class OpenAICompatBackend:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+def cheap_logprobs(base_url: str) -> bool:
+    """The --logprobs default: on where log-probabilities cost nothing extra (OpenAI's API), off elsewhere."""
+    host = urllib.parse.urlparse(base_url).hostname or ""
+    return host == "api.openai.com"
+
+
 def _seed(seed: int | None, index: int) -> int | None:
     return None if seed is None else seed + index
 

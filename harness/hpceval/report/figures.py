@@ -21,7 +21,7 @@ from hpceval.report.scores import CORRECT, INFRA, Scores
 
 VERDICT_COLORS = {
     "correct": "#1a9850", "wrong_model": "#a6d96a", "wrong_result": "#fdae61", "timeout": "#f46d43",
-    "runtime_error": "#d73027", "build_error": "#a50026", "unbindable": "#8073ac", "no_code": "#4d4d4d",
+    "runtime_error": "#d73027", "build_error": "#a50026", "unbindable": "#8073ac", "incomplete": "#542788", "no_code": "#4d4d4d",
     "infra_error": "#d9d9d9",
 }
 

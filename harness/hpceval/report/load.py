@@ -2,7 +2,9 @@
 
 The readers of the report's inputs, kept apart from the scoring so that notebooks and scripts can load the
 suggestions of several runs into one frame (one row per suggestion, with display labels for the LLMs) and
-inspect them without pulling in the statistics, the figures or the HTML rendering.
+inspect them without pulling in the statistics, the figures or the HTML rendering. Stores are opened read-only
+and checked first: a damaged one stops the report with one line (StoreError) that points at `hpceval recover`,
+and is never written to (a published, read-only results directory can be reported on).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from hpceval.metrics import NAN
-from hpceval.store import RESULT_COLUMNS, Store
+from hpceval.store import RESULT_COLUMNS, Store, StoreError, check_store_file, recover_hint
 
 
 class ReportError(FileNotFoundError):
@@ -50,6 +52,7 @@ def load_runs(runs: Iterable[str | Path]) -> pd.DataFrame:
             if (path / "evaluations.csv").is_file():
                 continue
             raise ReportError(f"{path} is not a results directory (no results.sqlite or evaluations.csv)")
+        check_store_file(db)
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         try:
             for run_id, created, llm, config, env in con.execute(
@@ -58,6 +61,8 @@ def load_runs(runs: Iterable[str | Path]) -> pd.DataFrame:
                 rows.append({"run_id": run_id, "llm_spec": llm, "created": created,
                              "llm_identity": json.dumps(cfg.get("llm_identity", {}), sort_keys=True),
                              "config": config, "environment": env, "run_dir": str(db.parent)})
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{db} is damaged ({exc}); {recover_hint(db.parent)}") from None
         finally:
             con.close()
     columns = ["run_id", "llm_spec", "created", "llm_identity", "config", "environment", "run_dir"]
@@ -78,9 +83,11 @@ def load_results(runs: Iterable[str | Path]) -> pd.DataFrame:
     for path in runs:
         db = _sqlite_of(path)
         if db is not None:
-            store = Store(db.parent)
+            store = Store(db.parent, readonly=True)
             try:
                 frame = store.results()
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{db} is damaged ({exc}); {recover_hint(db.parent)}") from None
             finally:
                 store.close()
         elif (path / "evaluations.csv").is_file():

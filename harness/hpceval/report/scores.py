@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hpceval.contracts import Verdict
+from hpceval.contracts import UNSCORED, Verdict
 from hpceval.metrics import (
     NAN,
     SCORED_VERDICTS,
@@ -38,6 +38,8 @@ GROUP_KEYS = ["llm", "language", "model", "kernel"]
 SUMMARY_KEYS = ["llm", "language", "model"]
 PROMPT_KEYS = ["llm", "language", "model", "kernel", "style", "hint"]
 INFRA = Verdict.infra_error.value
+UNBINDABLE = Verdict.unbindable.value
+OUTSIDE = sorted(UNSCORED)  # infra_error and unbindable: never the LLM's fault, left out of every score
 CORRECT = Verdict.correct.value
 
 
@@ -120,12 +122,13 @@ def prompt_scores(samples: pd.DataFrame, rubric: Rubric, ks: Sequence[int] = KS)
     cells = set(zip(known["kernel"], known["model"], strict=True))      # kernel x model cells with a baseline
     for keys, g in samples.sort_values("rank").groupby(PROMPT_KEYS + ["run_id", "prompt_id"], sort=True):
         grade = rubric.grade(g["verdict"].tolist())
-        scored = g[g["verdict"] != INFRA]
+        scored = g[~g["verdict"].isin(OUTSIDE)]
         correct = (scored["verdict"] == CORRECT).to_numpy()
         # a cell with a baseline gives every prompt a speedup@k (0 when nothing is correct); NaN without one
         has_base = (keys[PROMPT_KEYS.index("kernel")], keys[PROMPT_KEYS.index("model")]) in cells
         row = dict(zip(PROMPT_KEYS + ["run_id", "prompt_id"], keys, strict=True))
         row.update(suggestions=len(g), scored=grade.n, correct=int(correct.sum()), infra_error=grade.infra,
+                   unbindable=grade.unbindable,
                    s1_correct=grade.s1 if grade.n else None, proficiency=grade.score, level=grade.level)
         n, c = len(scored), int(correct.sum())
         for k in ks:
@@ -138,7 +141,7 @@ def prompt_scores(samples: pd.DataFrame, rubric: Rubric, ks: Sequence[int] = KS)
         base = g["baseline_time_s"].astype(float)
         row["baseline_time_s"] = float(base.dropna().iloc[0]) if base.notna().any() else NAN
         rows.append(row)
-    columns = (PROMPT_KEYS + ["run_id", "prompt_id", "suggestions", "scored", "correct", "infra_error",
+    columns = (PROMPT_KEYS + ["run_id", "prompt_id", "suggestions", "scored", "correct", "infra_error", "unbindable",
                               "s1_correct", "proficiency", "level"] + [f"pass_at_{k}" for k in ks]
                + [f"speedup_at_{k}" for k in ks] + ["speedup_best", "baseline_time_s"])
     return pd.DataFrame(rows, columns=columns)
@@ -155,7 +158,8 @@ def _aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks
             row["kernels"] = int(g["kernel"].nunique())
         counts = g["verdict"].value_counts()
         row.update(prompts=int((p["scored"] > 0).sum()), suggestions=len(g),
-                   scored=int(len(g) - counts.get(INFRA, 0)), infra_error=int(counts.get(INFRA, 0)),
+                   scored=int(len(g) - counts.get(INFRA, 0) - counts.get(UNBINDABLE, 0)),
+                   infra_error=int(counts.get(INFRA, 0)), unbindable=int(counts.get(UNBINDABLE, 0)),
                    correct=int(counts.get(CORRECT, 0)))
         for v in SCORED_VERDICTS:
             row[f"n_{v}"] = int(counts.get(v, 0))
@@ -189,7 +193,7 @@ def _aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks
 def pass_at_k_curves(prompts: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
     """Mean pass@k over prompts with N >= k, for k = 1..max N, per LLM x language x model."""
     rows = []
-    scored = samples[samples["verdict"] != INFRA]
+    scored = samples[~samples["verdict"].isin(OUTSIDE)]
     per_prompt = scored.groupby(["llm", "language", "model", "run_id", "prompt_id"])["verdict"].agg(
         n="size", c=lambda v: int((v == CORRECT).sum())).reset_index()
     for (llm, lang, model), g in per_prompt.groupby(["llm", "language", "model"], sort=True):
@@ -243,6 +247,7 @@ def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str 
         where = ", ".join(str(p) for p in paths) or "the given frame"
         raise ReportError(f"no evaluated suggestion in {where}: run `hpceval run ... --out DIR` first")
     rubric = rubric if isinstance(rubric, Rubric) else Rubric.load(rubric)
+    frame = rubric.apply_policies(frame)  # numba_requires_parallel: serial Numba rows count as wrong_model
     ks = tuple(sorted({int(k) for k in ks}))
     notes: list[str] = []
     base_frame = frame

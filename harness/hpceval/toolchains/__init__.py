@@ -130,9 +130,10 @@ class Toolchain(ABC):
         return None, None
 
     def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
-                     code: str = "") -> tuple[list[float], str]:
+                     code: str = "", *, probe_file: str | None = None, nonce: str = "") -> tuple[list[float], str]:
         """Per timed call, the device time of the kernels (s) and how calls were told apart; ([], why) when the
-        whole call's wall time is what counts (CPU models)."""
+        whole call's wall time is what counts (CPU models); ([], "outside calls: ...") when device work ran
+        outside every call. `probe_file`: the record's name for this run, `nonce`: the tag it must carry."""
         return [], ""
 
 
@@ -169,6 +170,9 @@ class ThreadCheck:
     thread_label: str = "OpenMP"  # whose threads: "2 OpenMP threads ran"
     thread_env: str = "OMP_NUM_THREADS"
     thread_hint: str = ""  # what one thread usually means, for the evidence
+    # models whose serial run is reported ("parallel: no") rather than wrong_model: Numba, where the study counted
+    # any JIT as the model; the rubric's numba_requires_parallel makes such rows wrong_model when scoring
+    serial_allowed: frozenset[str] = frozenset()
 
     def hooks(self, model: ProgrammingModel) -> DriverHooks:
         hooks = super().hooks(model)  # type: ignore[misc]

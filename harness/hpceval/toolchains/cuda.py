@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from hpceval import scratch
 from hpceval.bind import DriverHooks
+from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import CompiledToolchain, JobAdjust, SecondRun, ToolInfo, tool_version
 
@@ -238,22 +240,33 @@ def probe_env() -> dict[str, str]:
 class ProbeData:
     kernels: list[tuple[int, int, str]] = field(default_factory=list)
     copies: list[tuple[int, int, int, int]] = field(default_factory=list)
+    marks: list[tuple[int, int, int]] = field(default_factory=list)  # (call, phase 0/1, CUPTI timestamp)
+    nonces: list[str] = field(default_factory=list)  # one per process that wrote a record
 
     @property
     def kernel_seconds(self) -> float:
         return sum(end - start for start, end, _ in self.kernels) / 1e9
 
 
-def read_probe(workdir: Path, remove: bool = True) -> ProbeData | None:
-    """The probe's records of the last run in workdir; None if no process of it initialised CUDA."""
-    path = workdir / PROBE_FILE
-    if not path.is_file():
+def read_probe(workdir: Path, remove: bool = True, name: str | None = None) -> ProbeData | None:
+    """The probe's records of the last run in workdir (`name`: the timing run's own file name); None if no
+    process of it initialised CUDA."""
+    name = name or PROBE_FILE
+    text = read_optional_text(workdir, name, limit=1 << 30)  # never follows a link the job planted
+    path = workdir / name
+    if text is None:
+        if remove:
+            path.unlink(missing_ok=True)
         return None
     data = ProbeData()
-    for line in path.read_text(errors="replace").splitlines():
+    for line in text.splitlines():
         parts = line.split(" ", 3)
         try:
-            if parts[0] == "K":
+            if parts[0] == "hpceval-probe":
+                data.nonces.append(parts[2] if len(parts) > 2 else "")
+            elif parts[0] == "M":
+                data.marks.append((int(parts[1]), int(parts[2]), int(parts[3])))
+            elif parts[0] == "K":
                 data.kernels.append((int(parts[1]), int(parts[2]), parts[3] if len(parts) > 3 else "?"))
             elif parts[0] == "C":
                 rest = parts[3].split()
@@ -367,17 +380,28 @@ class GpuProbeMixin:
         return probe_verdict(read_probe(workdir), calls)
 
     def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
-                     code: str = "") -> tuple[list[float], str]:
+                     code: str = "", *, probe_file: str | None = None, nonce: str = "") -> tuple[list[float], str]:
         """Per timed call, the GPU time of its kernels (s), after the timing run; ([], why) when unavailable.
 
-        Calls are told apart by their data movement: a call starts with its first host-to-device copy after a
-        device-to-host copy (every call copies its inputs in and its outputs back). When that does not give
-        exactly `calls` segments, K kernels in C calls are split evenly if K is a multiple of C (every call gets
-        the same inputs, so it launches the same kernels), else each call gets the mean.
+        With the drivers' marks (hpceval_probe_mark around every call) a kernel counts for the call whose window
+        it overlaps; kernel time outside every window after the first call started is work that continued after
+        a call returned ("outside calls: ..."), and a record without the run's nonce, or a record under the
+        default name when the run had its own, was not (only) written by the probe ("outside calls: ...").
+        Without marks (an older probe), calls are told apart by their data movement: a call starts with its
+        first host-to-device copy after a device-to-host copy. When that does not give exactly `calls`
+        segments, K kernels in C calls are split evenly if K is a multiple of C, else each call gets the mean.
         """
         if not self.probe_active(model, code):
             return [], ""
-        data = read_probe(workdir)
+        if probe_file and probe_file != PROBE_FILE and read_optional_text(workdir, PROBE_FILE) is not None:
+            return [], (f"outside calls: the job wrote {PROBE_FILE}, the GPU probe's default record, itself "
+                        "(timing tampering)")
+        data = read_probe(workdir, name=probe_file)
+        if data is not None and nonce and data.nonces and nonce not in data.nonces:
+            return [], "outside calls: the GPU probe's record does not carry this run's nonce (timing tampering)"
+        marked = marked_calls(data, calls, warmup) if data is not None and data.marks and calls > 0 else None
+        if marked is not None:
+            return marked
         if data is None or not data.kernels or calls <= 0:
             return [], "no kernel records from the GPU probe"
         segments = split_calls(data)
@@ -390,6 +414,34 @@ class GpuProbeMixin:
             return sums[warmup:], f"{per} kernel(s) per call"
         mean = data.kernel_seconds / calls
         return [mean] * (calls - warmup), f"{k} kernels in {calls} calls (mean per call)"
+
+
+def marked_calls(data: ProbeData, calls: int, warmup: int) -> tuple[list[float], str] | None:
+    """Kernel seconds per call from the driver's start/end marks; kernel time after the first mark and outside
+    every call's window means device work continued after a call returned. None when not every call is marked."""
+    windows: dict[int, list[int]] = {}
+    for call, phase, ts in data.marks:
+        windows.setdefault(call, [0, 0])[phase] = ts
+    spans = [tuple(windows[c]) for c in range(calls) if c in windows and windows[c][1] >= windows[c][0] > 0]
+    if len(spans) != calls:
+        return None
+    per_call = [0.0] * calls
+    outside = 0.0
+    first = spans[0][0]
+    for start, end, _name in data.kernels:
+        inside = 0
+        for c, (lo, hi) in enumerate(spans):
+            overlap = min(end, hi) - max(start, lo)
+            if overlap > 0:
+                per_call[c] += overlap / 1e9
+                inside += overlap
+        if end > first:
+            outside += max(0, (end - max(start, first)) - inside) / 1e9
+    total = sum(per_call)
+    if outside > max(1e-6, 0.01 * total):
+        return [], (f"outside calls: GPU kernels ran {outside:.3e} s outside the timed calls (after a call "
+                    f"returned), {total:.3e} s inside them")
+    return per_call[warmup:], "kernels attributed to calls by the driver's marks"
 
 
 HTOD, DTOH = 1, 2  # CUpti_ActivityMemcpyKind
@@ -419,6 +471,20 @@ def _short_name(name: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- nvcc
+VENDOR_LIBRARIES = {"cublas": ("cuBLAS", re.compile(r"\bcublas\w*\s*\(|<cublas(_v2)?\.h>")),
+                    "cusparse": ("cuSPARSE", re.compile(r"\bcusparse\w*\s*\(|<cusparse(_v2)?\.h>"))}
+
+
+def vendor_libraries(code: str) -> list[str]:
+    """The NVIDIA libraries (cuBLAS, cuSPARSE) a CUDA suggestion calls instead of, or besides, its own kernels."""
+    return [name for name, pattern in VENDOR_LIBRARIES.values() if pattern.search(code or "")]
+
+
+def vendor_link_flags(code: str) -> list[str]:
+    """-lcublas / -lcusparse for the libraries the code uses (nothing for a kernel of its own)."""
+    return [f"-l{lib}" for lib, (_, pattern) in VENDOR_LIBRARIES.items() if pattern.search(code or "")]
+
+
 
 
 class CudaToolchain(GpuProbeMixin, CompiledToolchain):
@@ -445,8 +511,21 @@ class CudaToolchain(GpuProbeMixin, CompiledToolchain):
         return ["-O3", "-std=c++17", f"-arch={cuda_arch()}", "--extended-lambda", "--expt-relaxed-constexpr", "-w",
                 f"-I{INCLUDE_DIR}"]
 
-    def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
-        return [[nvcc_path() or "nvcc", *self.nvcc_flags(), *model.flags, "driver.cu", "-o", "prog"]]
+    def build_steps(self, model: ProgrammingModel, code: str = "") -> list[list[str]]:
+        return [[nvcc_path() or "nvcc", *self.nvcc_flags(), *model.flags, "driver.cu", "-o", "prog",
+                 *vendor_link_flags(code)]]
+
+    def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
+        """The GPU job's limits; a suggestion that calls cuBLAS/cuSPARSE also links them (nvcc appends the flags
+        of NVCC_APPEND_FLAGS to the build step's argv)."""
+        adjust = super().job_adjustments(spec, model, code)
+        flags = vendor_link_flags(code)
+        if flags:
+            adjust = adjust or JobAdjust()
+            adjust.env["NVCC_APPEND_FLAGS"] = " ".join(flags)
+            adjust.note = "; ".join(x for x in (adjust.note, f"vendor library: {', '.join(vendor_libraries(code))}")
+                                    if x)
+        return adjust
 
     def hooks(self, model: ProgrammingModel) -> DriverHooks:
         return DriverHooks(includes=["#include <cuda_runtime.h>"])
@@ -466,8 +545,6 @@ def build_only(code: str, spec, model: ProgrammingModel, executor, toolchain=Non
     Returns the last ProcResult (returncode 0 = it compiled and linked). This is the CI path for GPU models:
     every reference must build with the real compiler even where nothing can run.
     """
-    import tempfile
-
     from hpceval.bind import canonical_binding, render_unit
     from hpceval.executors import Limits
     from hpceval.spec import catalog
@@ -477,7 +554,7 @@ def build_only(code: str, spec, model: ProgrammingModel, executor, toolchain=Non
     lang = catalog().languages[model.language]
     files = render_unit(code, spec, lang, canonical_binding(spec, lang), toolchain.hooks(model), toolchain.driver_ext)
     own = workdir is None
-    workdir = workdir or Path(tempfile.mkdtemp(prefix=f"hpceval-build-{spec.id}-{model.id}-"))
+    workdir = workdir or scratch.new_dir(f"hpceval-build-{spec.id}-{model.id}-")
     try:
         for name, text in files.items():
             (workdir / name).write_text(text)

@@ -1,6 +1,15 @@
-"""gfortran for Fortran OpenMP, OpenMP target (host fallback: shared memory) and OpenACC (host device)."""
+"""gfortran for Fortran OpenMP, OpenMP target (host fallback: shared memory) and OpenACC (host device).
 
+The driver's runtime (bind/drivers/hpceval_runtime.c: the clock as a raw system call, the liveness check after each
+timed call, output fingerprints, the raw exit) is C; gfortran compiles it with the unit and the Fortran driver
+binds to it (bind(c)), so the driver's clock is no libgfortran/libc function a suggestion could interpose.
+"""
+
+from hpceval.paths import DRIVERS_DIR
+from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import CompiledToolchain, ThreadCheck
+
+RUNTIME_C = DRIVERS_DIR / "hpceval_runtime.c"
 
 
 class Gfortran(ThreadCheck, CompiledToolchain):
@@ -14,6 +23,10 @@ class Gfortran(ThreadCheck, CompiledToolchain):
     thread_models = frozenset({"fortran-openmp"})
     thread_hint = (" (no parallel team ever started: a worksharing directive with no enclosing !$omp parallel, "
                    "num_threads(1), or an if clause that is false)")
+
+    def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
+        return [[self.compiler, *self.base_flags, *model.flags, *self.sources, str(RUNTIME_C), "-o", "prog",
+                 *self.link_flags(model)]]
 
 
 TOOLCHAIN = Gfortran()

@@ -16,8 +16,12 @@ Kokkos 3.4 option, with its -arch replaced by the device's own, e.g. sm_90 on Ho
 library's kernels were built for another major arch) and the unit under test for the same arch.
 
 Dynamic usage check: a Kokkos profiling tool (include/hpceval_kokkos_tool.cpp, loaded through
-KOKKOS_PROFILE_LIBRARY) counts the user's parallel dispatches and the OpenMP threads; with CUDA the GPU probe
-also checks that kernels ran on the device.
+KOKKOS_PROFILE_LIBRARY) counts the user's parallel dispatches, the execution space each ran on, and the OpenMP
+threads; with CUDA the GPU probe also checks that kernels ran on the device. The dispatches must have run on the
+build's device space (Cuda, or OpenMP for the OpenMP backend): a kernel whose every dispatch ran on
+`Kokkos::Serial` (or, in a CUDA build, on a host space) is `wrong_model`. Without a tool record the source
+decides (analysis.kokkos_spaces: every dispatch pinned to a host space). The OpenMP backend is built with Serial
+enabled, so such code builds and is judged rather than failing to compile.
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+from hpceval.analysis.kokkos_spaces import host_space_problem
 from hpceval.bind import DriverHooks
+from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import Toolchain, ToolInfo, threads
 from hpceval.toolchains.cuda import (
@@ -55,6 +61,9 @@ SDIST_REQ = "pykokkos-base==0.0.7"
 KOKKOS_ARCH = "AMPERE80"
 TOOL_SOURCE = INCLUDE_DIR / "hpceval_kokkos_tool.cpp"
 PROBE_FILE = "kokkos_probe.txt"
+# Kokkos::Tools::Experimental::DeviceType: the top 8 bits of the device id a dispatch reports
+SPACE_NAMES = {0: "Serial", 1: "OpenMP", 2: "Cuda", 3: "HIP", 4: "OpenMPTarget", 5: "HPX", 6: "Threads", 7: "SYCL"}
+DEVICE_SPACE = {"cuda": "Cuda", "openmp": "OpenMP"}
 BUILD_HINT = "python -m hpceval.toolchains.kokkos build {backend}  (needs cmake, g++, and PyPI or $HPCEVAL_KOKKOS_SDIST)"
 
 
@@ -64,7 +73,7 @@ class KokkosBuildError(RuntimeError):
 
 def install_dir(backend: str) -> Path:
     """The cached install; the CUDA one is per GPU arch (Kokkos 3.4 refuses kernels built for another major)."""
-    suffix = f"cuda-{cuda_arch()}" if backend == "cuda" else backend
+    suffix = f"cuda-{cuda_arch()}" if backend == "cuda" else f"{backend}-serial"
     return cache_dir() / f"kokkos-{KOKKOS_VERSION}-{suffix}"
 
 
@@ -158,7 +167,7 @@ def build_kokkos(backend: str, jobs: int | None = None, log=None) -> Path:
                     "-DKokkos_ENABLE_TESTS=OFF"]
             env = dict(os.environ)
             if backend == "openmp":
-                args += ["-DKokkos_ENABLE_OPENMP=ON", "-DCMAKE_CXX_COMPILER=g++"]
+                args += ["-DKokkos_ENABLE_OPENMP=ON", "-DKokkos_ENABLE_SERIAL=ON", "-DCMAKE_CXX_COMPILER=g++"]
             else:
                 root = cuda_root()
                 env["PATH"] = f"{root / 'bin'}:{env.get('PATH', '')}" if root else env.get("PATH", "")
@@ -207,11 +216,14 @@ def tool_library() -> Path | None:
 
 
 def read_tool(workdir: Path) -> dict | None:
+    text = read_optional_text(workdir, PROBE_FILE)  # never follows a link the job planted
     path = workdir / PROBE_FILE
-    if not path.is_file():
+    if text is None:
+        path.unlink(missing_ok=True)
         return None
-    out = {"threads": 1, "user": 0, "internal": 0, "names": []}
-    for line in path.read_text(errors="replace").splitlines():
+    out: dict = {"threads": 1, "user": 0, "internal": 0, "names": [], "spaces": {}}
+    from_lines: dict[str, int] = {}
+    for line in text.splitlines():
         parts = line.split()
         if not parts:
             continue
@@ -222,8 +234,23 @@ def read_tool(workdir: Path) -> dict | None:
             out["internal"] += int(parts[3])
         elif parts[0] == "D" and len(parts) >= 4:
             out["names"].append(" ".join(parts[3:]))
+            space = _space_name(parts[2], shift=True)
+            from_lines[space] = from_lines.get(space, 0) + 1
+        elif parts[0] == "space" and len(parts) >= 3:
+            space = _space_name(parts[1])
+            out["spaces"][space] = out["spaces"].get(space, 0) + int(parts[2])
+    out["spaces"] = out["spaces"] or from_lines  # a record of an older tool: the D lines (first 2000)
     path.unlink(missing_ok=True)
     return out
+
+
+def _space_name(value: str, shift: bool = False) -> str:
+    """The execution space of a device id (`shift`: a full id, the space in its top 8 bits) or of a space id."""
+    try:
+        number = int(value) >> 24 if shift else int(value)
+    except ValueError:
+        return "unknown"
+    return SPACE_NAMES.get(number, f"space {number}")
 
 
 class Kokkos(GpuProbeMixin, Toolchain):
@@ -306,11 +333,17 @@ class Kokkos(GpuProbeMixin, Toolchain):
         info = read_tool(workdir)
         if tool_library() is None or problem:
             return problem, evidence
-        if info is None:
-            return None, evidence  # the tool did not load (a Kokkos built without tools): no claim either way
+        device = DEVICE_SPACE[self.backend]
+        if info is None or (info["user"] and not info["spaces"]):
+            # the tool did not load (a Kokkos built without tools) or recorded no spaces: the source decides
+            return host_space_problem(code, device), evidence
         if info["user"] == 0:
             return f"no Kokkos parallel dispatch of the kernel ran in {calls} validation calls", evidence
-        parts = [f"{info['user']} Kokkos parallel dispatches ({self.backend} backend"]
+        ran = ", ".join(f"{count} on {space}" for space, count in sorted(info["spaces"].items()))
+        if device not in info["spaces"]:
+            return (f"the kernel's Kokkos dispatches ran on the host execution space, not on the {self.backend} "
+                    f"build's device space {device} ({ran})"), evidence
+        parts = [f"{info['user']} Kokkos parallel dispatches ({ran}; {self.backend} backend"]
         if self.backend == "openmp":
             parts.append(f", {info['threads']} OpenMP threads")
             if info["threads"] < 2 <= threads():

@@ -7,8 +7,10 @@ which is about 1 ms per simulated thread, so only the validation sizes whose out
 HPCEVAL_CUDASIM_MAX elements (default 2500; at least the three smallest; for an iterative solver, a kernel with a
 max_iter parameter, the three smallest only) are run, and there is no timing run.
 CPU code (njit, prange, NumPy) is unaffected: same environment, same sizes, same timing as before.
-CPU code under python-numba gets the dynamic thread check (toolchains.ThreadCheck): a parallel loop (parfor)
-must be compiled or Numba's threading layer started, or the verdict is wrong_model.
+CPU code under python-numba gets the dynamic thread check (toolchains.ThreadCheck): whether a parallel loop
+(parfor) was compiled or Numba's threading layer started is reported as "parallel: yes/no" beside a `correct`
+verdict (the study counted any Numba JIT as Numba); the rubric option numba_requires_parallel makes serial Numba
+wrong_model when scoring.
 """
 
 import os
@@ -47,6 +49,7 @@ class Python(ThreadCheck, Toolchain):
     thread_models = frozenset({"python-numba"})
     thread_label = "Numba"
     thread_env = "NUMBA_NUM_THREADS"
+    serial_allowed = frozenset({"python-numba"})  # any Numba JIT is Numba; parallelism is reported beside it
 
     @cache  # noqa: B019 - module singleton
     def detect(self) -> ToolInfo:
@@ -125,12 +128,13 @@ class Python(ThreadCheck, Toolchain):
         return memcheck_run(self.run_argv(model))
 
     def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
-                     code: str = "") -> tuple[list[float], str]:
+                     code: str = "", *, probe_file: str | None = None, nonce: str = "") -> tuple[list[float], str]:
         if not uses_numba_cuda(code) or self._gpu() is None:
             return [], ""
         from hpceval.toolchains.cuda import GpuProbeMixin
 
-        return GpuProbeMixin.kernel_times(self, workdir, model, calls, warmup, code)
+        return GpuProbeMixin.kernel_times(self, workdir, model, calls, warmup, code, probe_file=probe_file,
+                                          nonce=nonce)
 
 
 TOOLCHAIN = Python()

@@ -1,30 +1,62 @@
-"""SYCL 2020: AdaptiveCpp (acpp), Intel oneAPI DPC++ (icpx -fsycl), or an LLVM with SYCL (clang++ -fsycl).
+"""SYCL 2020 through AdaptiveCpp, built once per machine from its 24.06.0 release source (like Kokkos).
 
-No registry route installs a SYCL compiler (TOOLCHAINS.md §3): where none is found, every job is infra_error
-"toolchain unavailable: sycl; <what to install>", never a verdict against the LLM. Where one is found, a probe
-compile of a tiny SYCL program (cached) decides whether it really works, and `acpp-info` / `sycl-ls` whether a
-device is there to run on. HPCEVAL_SYCL_CXX forces a compiler command (e.g. "acpp" or "icpx -fsycl").
+No registry route installs a SYCL compiler (TOOLCHAINS.md §3), so the harness builds AdaptiveCpp itself:
 
-AdaptiveCpp builds for its generic JIT target by default, which runs on whatever backend it finds at run time
-(OpenMP host, CUDA, HIP); HPCEVAL_SYCL_TARGETS passes --acpp-targets (e.g. "omp" or "cuda:sm_90").
+    python -m hpceval.toolchains.sycl build
+
+configures it with the system LLVM/clang 16 (apt: clang-16 llvm-16-dev libclang-16-dev libomp-16-dev
+libboost-context-dev libboost-fiber-dev; install.sh) and installs it under $HPCEVAL_CACHE as adaptivecpp-24.06.0
+(about 7 MB). The source is $HPCEVAL_ACPP_TARBALL, ../shared/third_party/AdaptiveCpp-24.06.0.tar.gz (the CI route,
+no network), the cache, or the upstream release tarball (a user's machine). Where the apt parts are there but the
+build is not, the first job builds it (a file lock makes concurrent jobs wait for one build).
+
+Jobs compile with `acpp --acpp-targets=omp` (ahead-of-time OpenMP host flow: no JIT at run time, no kernel-cache
+warnings on stderr); HPCEVAL_SYCL_TARGETS overrides it (e.g. "generic" or "cuda:sm_90" with a CUDA-enabled
+AdaptiveCpp). Another SYCL compiler on PATH (acpp, icpx -fsycl, clang++ -fsycl) or HPCEVAL_SYCL_CXX is used where
+the cached build is absent; a probe compile of a tiny SYCL program (cached) decides whether it really works. Where
+none works, every job is infra_error "toolchain unavailable: sycl; <what to install>", never a verdict on the LLM.
+
+Dynamic usage check: AdaptiveCpp's omp backend runs each parallel_for as an OpenMP parallel region of LLVM's
+libomp. An OMPT tool (include/hpceval_ompt_tool.c, loaded through OMP_TOOL_LIBRARIES) counts the parallel regions
+and their team sizes; a kernel whose work never ran in a team of more than one thread (a single_task with a loop,
+host code beside the queue) is wrong_model. The process's thread count (the OpenMP thread probe) cannot tell: the
+SYCL runtime keeps worker threads of its own.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
 import subprocess
+import sys
+import tarfile
 import tempfile
+import urllib.request
 from functools import cache
 from pathlib import Path
 
+from hpceval import scratch
+from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, ToolInfo, tool_version
+from hpceval.toolchains import CompiledToolchain, ToolInfo, threads, tool_version
+from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir
+from hpceval.toolchains.source_build import SourceBuildError, finish_install, is_complete, run_steps
 
-INSTALL_HINT = ("install a SYCL compiler: AdaptiveCpp (acpp; build from source with LLVM 16+ and Boost: "
-                "apt-get install clang-16 llvm-16-dev libclang-16-dev libomp-16-dev libboost-context-dev "
-                "libboost-fiber-dev), or Intel oneAPI DPC++ (icpx -fsycl), and put it on PATH")
+ACPP_VERSION = "24.06.0"
+TARBALL_NAME = f"AdaptiveCpp-{ACPP_VERSION}.tar.gz"
+TARBALL_SHA256 = "4d45432a85313e9c2bc4355b9d5817b0052ddc1bc5df9f3e7a651b722a03c5bd"
+UPSTREAM_URL = f"https://github.com/AdaptiveCpp/AdaptiveCpp/archive/refs/tags/v{ACPP_VERSION}.tar.gz"
+SHARED_TARBALL = Path(__file__).resolve().parents[3].parent / "shared" / "third_party" / TARBALL_NAME
+LLVM_VERSION = "16"
+APT_DEPS = (f"clang-{LLVM_VERSION} llvm-{LLVM_VERSION}-dev libclang-{LLVM_VERSION}-dev libomp-{LLVM_VERSION}-dev "
+            "libboost-context-dev libboost-fiber-dev")
+DEFAULT_TARGETS = "omp"
+OMPT_SOURCE = INCLUDE_DIR / "hpceval_ompt_tool.c"
+PROBE_FILE = "sycl_ompt.txt"
+INSTALL_HINT = (f"AdaptiveCpp: apt-get install {APT_DEPS} cmake, then python -m hpceval.toolchains.sycl build "
+                "(or put another SYCL compiler on PATH: icpx -fsycl)")
 PROBE = """#include <sycl/sycl.hpp>
 int main() {
   sycl::queue q;
@@ -37,30 +69,127 @@ int main() {
 """
 
 
+class AcppBuildError(SourceBuildError):
+    pass
+
+
+def install_dir() -> Path:
+    return cache_dir() / f"adaptivecpp-{ACPP_VERSION}"
+
+
+def cached_acpp() -> Path | None:
+    return install_dir() / "bin" / "acpp" if is_complete(install_dir()) else None
+
+
+def missing_build_deps() -> list[str]:
+    """What the AdaptiveCpp build needs and this machine lacks (empty: it can build)."""
+    llvm = Path(f"/usr/lib/llvm-{LLVM_VERSION}")
+    needs = {"cmake": shutil.which("cmake"), f"clang++-{LLVM_VERSION}": shutil.which(f"clang++-{LLVM_VERSION}"),
+             f"llvm-{LLVM_VERSION}-dev": (llvm / "lib" / "cmake" / "llvm" / "LLVMConfig.cmake").is_file(),
+             f"libclang-{LLVM_VERSION}-dev": (llvm / "include" / "clang" / "Basic" / "Version.h").is_file(),
+             f"libomp-{LLVM_VERSION}-dev": (llvm / "include" / "omp.h").is_file()
+             or Path(f"/usr/lib/llvm-{LLVM_VERSION}/lib/clang/{LLVM_VERSION}/include/omp.h").is_file(),
+             "libboost-fiber-dev": Path("/usr/include/boost/fiber/all.hpp").is_file(),
+             "libboost-context-dev": Path("/usr/include/boost/context/fiber.hpp").is_file()}
+    return [name for name, ok in needs.items() if not ok]
+
+
+def tarball_path(download: bool = True) -> Path:
+    """The release source: $HPCEVAL_ACPP_TARBALL, ../shared (CI), the cache, else the upstream release (checked)."""
+    given = os.environ.get("HPCEVAL_ACPP_TARBALL")
+    if given and Path(given).is_file():
+        return Path(given)
+    if SHARED_TARBALL.is_file():
+        return SHARED_TARBALL
+    cached = cache_dir() / "src" / TARBALL_NAME
+    if cached.is_file():
+        return cached
+    if not download:
+        raise AcppBuildError(f"no {TARBALL_NAME}: set HPCEVAL_ACPP_TARBALL or allow the download of {UPSTREAM_URL}")
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_suffix(".part")
+    try:
+        with urllib.request.urlopen(UPSTREAM_URL, timeout=120) as response, tmp.open("wb") as out:
+            shutil.copyfileobj(response, out)
+    except OSError as exc:
+        raise AcppBuildError(f"cannot download {UPSTREAM_URL}: {exc}") from exc
+    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
+    if digest != TARBALL_SHA256:
+        tmp.unlink()
+        raise AcppBuildError(f"{UPSTREAM_URL}: sha256 {digest}, expected {TARBALL_SHA256}")
+    tmp.rename(cached)
+    return cached
+
+
+def build_acpp(jobs: int | None = None, log=None) -> Path:
+    """Configure, build and install AdaptiveCpp (OpenMP host backend) into the cache; no-op when it is there."""
+    target = install_dir()
+    if is_complete(target):
+        return target
+    with FileLock(cache_dir() / ".adaptivecpp.lock"):
+        if is_complete(target):
+            return target
+        missing = missing_build_deps()
+        if missing:
+            raise AcppBuildError(f"the AdaptiveCpp build needs: apt-get install {' '.join(missing)}")
+        source = tarball_path()
+        jobs = jobs or os.cpu_count() or 2
+        with tempfile.TemporaryDirectory(prefix="hpceval-acpp-", dir=cache_dir()) as tmp:
+            work = Path(tmp)
+            with tarfile.open(source) as tar:
+                tar.extractall(work, filter="data")
+            src = next(p for p in work.iterdir() if p.is_dir())
+            if target.exists():
+                shutil.rmtree(target)
+            llvm = f"/usr/lib/llvm-{LLVM_VERSION}"
+            configure = ["cmake", "-S", str(src), "-B", str(work / "build"), "-DCMAKE_BUILD_TYPE=Release",
+                         f"-DCMAKE_INSTALL_PREFIX={target}", f"-DLLVM_DIR={llvm}/lib/cmake/llvm",
+                         f"-DCLANG_EXECUTABLE_PATH=/usr/bin/clang++-{LLVM_VERSION}",
+                         f"-DCMAKE_C_COMPILER=clang-{LLVM_VERSION}", f"-DCMAKE_CXX_COMPILER=clang++-{LLVM_VERSION}",
+                         "-DWITH_CUDA_BACKEND=OFF", "-DWITH_ROCM_BACKEND=OFF", "-DWITH_OPENCL_BACKEND=OFF",
+                         "-DWITH_LEVEL_ZERO_BACKEND=OFF", "-DACPP_COMPILER_FEATURE_PROFILE=full"]
+            run_steps([configure, ["cmake", "--build", str(work / "build"), "-j", str(jobs)],
+                       ["cmake", "--install", str(work / "build")]], f"AdaptiveCpp {ACPP_VERSION}", log=log,
+                      error=AcppBuildError)
+        finish_install(target, ACPP_VERSION)
+    return target
+
+
 def _candidates() -> list[list[str]]:
     forced = os.environ.get("HPCEVAL_SYCL_CXX")
     if forced:
         return [shlex.split(forced)]
-    out = []
+    acpp = cached_acpp()
+    out = [[str(acpp)]] if acpp else []
     for exe in ("acpp", "syclcc", "icpx", "clang++"):
         if shutil.which(exe):
             out.append([exe] if exe in ("acpp", "syclcc") else [exe, "-fsycl"])
     return out
 
 
+def _is_acpp(command: list[str] | tuple[str, ...]) -> bool:
+    return Path(command[0]).name in ("acpp", "syclcc")
+
+
+def _target_flags(command: list[str] | tuple[str, ...]) -> list[str]:
+    targets = os.environ.get("HPCEVAL_SYCL_TARGETS", DEFAULT_TARGETS)
+    return [f"--acpp-targets={targets}"] if targets and _is_acpp(command) else []
+
+
 @cache
 def _probe(command: tuple[str, ...]) -> tuple[bool, bool, str]:
     """(compiles, runs, message) for a tiny SYCL program built with `command`."""
-    with tempfile.TemporaryDirectory(prefix="hpceval-sycl-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="hpceval-sycl-", dir=scratch.root()) as tmp:
         src = Path(tmp) / "probe.cpp"
         src.write_text(PROBE)
         try:
-            built = subprocess.run([*command, "-O1", str(src), "-o", str(Path(tmp) / "probe")], capture_output=True,
-                                   text=True, timeout=300)
+            built = subprocess.run([*command, *_target_flags(command), "-O1", str(src), "-o", str(Path(tmp) / "probe")],
+                                   capture_output=True, text=True, timeout=300)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return False, False, str(exc)
         if built.returncode != 0:
-            return False, False, (built.stderr or built.stdout).strip().splitlines()[0][:200] if (built.stderr or built.stdout).strip() else "probe compile failed"
+            text = (built.stderr or built.stdout).strip()
+            return False, False, text.splitlines()[0][:200] if text else "probe compile failed"
         try:
             ran = subprocess.run([str(Path(tmp) / "probe")], capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -75,9 +204,49 @@ def sycl_compiler() -> tuple[list[str], str, bool, str] | None:
         compiles, runs, message = _probe(tuple(command))
         if not compiles:
             continue
-        version = tool_version([command[0], "--acpp-version" if command[0] == "acpp" else "--version"])
-        return command, version or command[0], runs, "" if runs else f"the probe program did not run: {message}"
+        if _is_acpp(command):
+            version = tool_version([command[0], "--acpp-version"], r"Version: *(\S+)").replace(command[0], "AdaptiveCpp")
+        else:
+            version = tool_version([command[0], "--version"]) or command[0]
+        return command, version, runs, "" if runs else f"the probe program did not run: {message}"
     return None
+
+
+@cache
+def ompt_tool() -> Path | None:
+    """The OMPT tool of the dynamic check, built once into the cache with clang (None without clang or omp-tools.h)."""
+    compiler = shutil.which(f"clang-{LLVM_VERSION}") or shutil.which("clang")
+    if not compiler:
+        return None
+    digest = hashlib.sha256(OMPT_SOURCE.read_bytes()).hexdigest()[:12]
+    target = cache_dir() / f"ompt-tool-{digest}" / "libhpceval_ompt_tool.so"
+    if target.is_file():
+        return target
+    with FileLock(target.parent / ".lock"):
+        if not target.is_file():
+            tmp = target.with_suffix(".tmp")
+            result = subprocess.run([compiler, "-O2", "-shared", "-fPIC", str(OMPT_SOURCE), "-o", str(tmp)],
+                                    capture_output=True, text=True, timeout=300)
+            if result.returncode != 0:
+                return None
+            tmp.chmod(0o755)
+            tmp.rename(target)
+            target.parent.chmod(0o755)
+    return target
+
+
+def read_ompt(workdir: Path) -> dict[str, int] | None:
+    """The OMPT tool's record of the run (None: no record), removed once read."""
+    text = read_optional_text(workdir, PROBE_FILE)  # never follows a link the job planted
+    (workdir / PROBE_FILE).unlink(missing_ok=True)
+    if text is None:
+        return None
+    out = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            out[parts[0]] = int(parts[1])
+    return out if "regions" in out else None
 
 
 class Sycl(CompiledToolchain):
@@ -91,28 +260,75 @@ class Sycl(CompiledToolchain):
     def detect(self) -> ToolInfo:
         found = sycl_compiler()
         if found is None:
+            if not cached_acpp() and not missing_build_deps():
+                return ToolInfo(True, f"AdaptiveCpp {ACPP_VERSION} (builds on first use, about 5-20 min)")
             tried = ", ".join(" ".join(c) for c in _candidates())
             extra = f" (found {tried}, but a SYCL probe program does not compile with it)" if tried else ""
             return ToolInfo(False, how_to_get=INSTALL_HINT + extra)
         command, version, runs, note = found
+        targets = " ".join(_target_flags(command))
         if not runs:
             return ToolInfo(True, version, can_run=False, note=note or "no SYCL device here",
                             how_to_get="a SYCL device/runtime backend (OpenMP host for acpp, an OpenCL/Level Zero/CUDA runtime for DPC++)")
-        return ToolInfo(True, version)
+        return ToolInfo(True, f"{version} {targets}".strip())
+
+    def compiler_command(self) -> list[str]:
+        """The SYCL compiler; builds AdaptiveCpp into the cache first where nothing else is there but it can."""
+        found = sycl_compiler()
+        if found is None and not cached_acpp() and not missing_build_deps():
+            build_acpp()
+            sycl_compiler.cache_clear()
+            found = sycl_compiler()
+        return found[0] if found else ["acpp"]
 
     def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
-        found = sycl_compiler()
-        command = found[0] if found else ["acpp"]
-        targets = os.environ.get("HPCEVAL_SYCL_TARGETS")
-        extra = [f"--acpp-targets={targets}"] if targets and command[0] in ("acpp", "syclcc") else []
-        return [[*command, *self.base_flags, *extra, *model.flags, *self.sources, "-o", "prog"]]
+        command = self.compiler_command()
+        return [[*command, *self.base_flags, *_target_flags(command), *model.flags, *self.sources, "-o", "prog"]]
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
-        env = super().env(model)
+        env = {**super().env(model), "OMP_PROC_BIND": "false"}
         for key in ("ACPP_VISIBILITY_MASK", "ONEAPI_DEVICE_SELECTOR", "SYCL_DEVICE_FILTER", "LD_LIBRARY_PATH"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
+        tool = ompt_tool() if self._omp_flow() else None
+        if tool:
+            env["OMP_TOOL_LIBRARIES"] = str(tool)
+            env["HPCEVAL_SYCL_PROBE_OUT"] = PROBE_FILE
         return env
+
+    def _omp_flow(self) -> bool:
+        found = sycl_compiler()
+        return found is None or (_is_acpp(found[0]) and "omp" in " ".join(_target_flags(found[0])))
+
+    def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
+        """Did the SYCL runtime run the kernel in an OpenMP team of more than one thread (omp flow only)?"""
+        record = read_ompt(workdir)
+        if record is None or not self._omp_flow():
+            return None, ""
+        seen = (f"{record['regions']} OpenMP parallel regions of the SYCL omp backend, largest team "
+                f"{record.get('max_team', 0)} threads")
+        if record["regions"] == 0:
+            return (f"no SYCL parallel_for ran on the OpenMP backend in {calls} validation calls (a single_task, "
+                    "or the work done on the host outside the queue)"), ""
+        if record.get("max_team", 0) < 2 <= threads():
+            return f"the SYCL kernel ran on 1 thread ({seen}, OMP_NUM_THREADS={threads()})", ""
+        return None, seen
 
 
 TOOLCHAIN = Sycl()
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] != ["build"]:
+        print("usage: python -m hpceval.toolchains.sycl build [-jN]")
+        return 2
+    jobs = next((int(a[2:]) for a in argv[1:] if a.startswith("-j") and a[2:].isdigit()), None)
+    path = build_acpp(jobs=jobs, log=sys.stdout if "-v" in argv else None)
+    print(f"AdaptiveCpp {ACPP_VERSION}: {path}")
+    tool = ompt_tool()
+    print(f"OMPT tool: {tool}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -46,7 +46,7 @@ class Plan:
         self.dtype = want if self.convert else spec.dtype
         self.narrowing = self.convert and spec.dtype == "float64" and want == "float32"
         # what an output holds on entry: NaN (the driver's poison), zeros (read before written) or a variant's fill
-        self.fill = m.prefill if (role.is_output and m.prefill) else ("0" if role.name in m.zero else None)
+        self.fill = m.prefill if (role.is_output and m.prefill) else None  # never zero-filled (see bind.graded)
         self.zero = self.fill is not None
 
 
@@ -55,7 +55,7 @@ def array_plans(m: Mapping, kr: KernelRoles, lang: str) -> dict[str, Plan]:
     plans: dict[str, Plan] = {}
     for p in m.fn.params:
         role = m.assign.get(p.position)
-        if role is not None and role.is_array and not role.extra:
+        if role is not None and role.is_array and (not role.extra or role.graded):
             plans[role.name] = Plan(m, kr, lang, p, role)
     return plans
 

@@ -72,7 +72,7 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
         if role.merged:
             g.args.append(_c_scalar(g, p, "hp_k"))
             continue
-        if role.extra:
+        if role.extra and not role.graded:
             g.args.append(_c_extra(g, m, kr, p, role, lead, plans))
             continue
         if not role.is_array:

@@ -60,7 +60,7 @@ def fortran_glue(m: Mapping, kr: KernelRoles) -> Glue:
             continue
         if role.merged:
             g.args.append(_f_scalar(g, p, role, spec, "hp_k"))
-        elif role.extra:
+        elif role.extra and not role.graded:
             g.args.append(_f_extra(g, m, kr, p, role, lead))
         elif not role.is_array:
             g.args.append(_f_scalar(g, p, role, spec, role.name))

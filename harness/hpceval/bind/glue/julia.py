@@ -35,7 +35,7 @@ def julia_glue(m: Mapping, kr: KernelRoles) -> Glue:
             continue
         if role.merged:
             g.args.append("hp_k")
-        elif role.extra:
+        elif role.extra and not role.graded:
             what, value = extra(role)
             if what == "lead":
                 expr = lead.get(value, f"size({value}, 1)")

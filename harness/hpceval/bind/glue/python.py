@@ -45,7 +45,7 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
             continue
         if role.merged:
             expr = "hp_k"
-        elif role.extra:
+        elif role.extra and not role.graded:
             expr = _py_extra(g, m, kr, p, role, lead)
         elif not role.is_array:
             expr = _py_expr(role.name)
@@ -128,6 +128,6 @@ def _py_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead:
     elif what == "real":
         expr = f"{float(value)!r}"
     else:
-        expr = value
+        expr = _py_expr(value)  # a literal, or a canonical size (ncols = n) read from the namespace
     g.notes.append(f"{p.name} = {expr}")
     return expr

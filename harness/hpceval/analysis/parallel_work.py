@@ -1,0 +1,209 @@
+"""Directive models (OpenMP, OpenMP offload, OpenACC; C/C++ and Fortran): does a parallel construct do the work?
+
+The usage check only asks whether a directive is there, and the thread check whether threads ran at all; a
+suggestion that zeroes C in a `parallel for` and then computes the product in a plain serial loop nest passes
+both. This analysis finds, in the bound function, the loops that write the kernel's outputs (`C[...] op= ...`,
+`C(...) = ...`) and asks whether the deepest of those writing loop nests lies inside a construct of the model:
+
+* OpenMP: a `parallel`, worksharing (`for`/`do`/`sections`/`workshare`/`distribute`/`loop`), `taskloop`/`task`,
+  `teams` or `target` region, where the innermost such region is not a `single`/`master`/`masked` one (one
+  thread); `simd` alone is vectorisation by one thread and does not count (consistent with the thread check);
+* OpenMP offload: an `omp target` compute region;
+* OpenACC: an `acc parallel`/`kernels`/`serial` compute region (a `data` region is not one).
+
+Only writes that do work count: a literal fill (`C[i] = 0.0`) or a copy out of a local temporary is not the
+kernel's work, so a serial zeroing loop, an early-exit clear or a serial remainder loop next to a parallel main
+loop of the same depth pass. The analysis says nothing when it cannot tell: the bound function is not found,
+directives come from macros (`_Pragma`, a `#define` naming omp/acc), or no output is written in a loop (writes
+through aliases, helpers, library calls).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hpceval.analysis.datamap import Directive, _balanced, _c_region_end, directives
+from hpceval.analysis.sharing import _words
+
+OMP_PARALLEL = {"parallel", "for", "do", "sections", "section", "workshare", "distribute", "loop", "taskloop", "task",
+                "teams", "target"}
+OMP_ONE_THREAD = {"single", "master", "masked"}
+_LITERAL = re.compile(r"\(?\s*(?:\(\s*[\w:]+\s*\)\s*)?[-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?(?:_\w+)?[fFlLuU]*"
+                      r"\s*\)?")
+
+
+@dataclass(frozen=True)
+class Write:
+    name: str
+    pos: int
+    work: bool
+    text: str
+
+
+def family(usage: list[str]) -> str | None:
+    """The directive family a model's usage patterns require ('omp' or 'acc'), None for other models."""
+    text = " ".join(usage)
+    if re.search(r"\bomp\b|\$omp", text):
+        return "omp-target" if "target" in text else "omp"
+    if re.search(r"\bacc\b|\$acc", text):
+        return "acc"
+    return None
+
+
+def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[str], kind: str) -> str | None:
+    """None when the deepest loop nest writing each output lies in a construct of `kind` (or nothing is plain);
+    else the evidence of `wrong_model`."""
+    if not fortran and re.search(r"\b_Pragma\b|^[ \t]*#[ \t]*define\b[^\n]*\b(omp|acc|pragma)\b", code, re.MULTILINE):
+        return None
+    text = code.lower() if fortran else code
+    span = _function_span(text, function.split("::")[-1].lower() if fortran else function.split("::")[-1], fortran)
+    if span is None:
+        return None
+    loops = _fortran_loops(text, span) if fortran else _c_loops(text, span)
+    found = [d for d in directives(text, fortran) if span[0] <= d.start < span[1]]
+    locals_ = _local_arrays(text[span[0]:span[1]], fortran)
+    for name in sorted(outputs):
+        writes = [w for w in _writes(text, span, name.lower() if fortran else name, fortran, locals_) if w.work]
+        depth = {w.pos: sum(lo <= w.pos < hi for lo, hi in loops) for w in writes}
+        writes = [w for w in writes if depth[w.pos] > 0]
+        if not writes:
+            continue
+        deepest = max(depth[w.pos] for w in writes)
+        nest = [w for w in writes if depth[w.pos] == deepest]
+        verdicts = [_covered(w.pos, found, kind) for w in nest]
+        if any(ok for ok, _ in verdicts):
+            continue
+        why = next((why for _, why in verdicts if why), "")
+        where = {"omp": "parallel construct", "omp-target": "offload (omp target) construct",
+                 "acc": "OpenACC compute construct (parallel/kernels/serial)"}[kind]
+        return (f"the loop nest writing {name} (`{nest[0].text.strip()[:60]}`, {deepest} loop"
+                f"{'s' if deepest > 1 else ''} deep) is outside any {where}{why}: the model did not do the kernel's "
+                f"work")
+    return None
+
+
+def _covered(pos: int, found: list[Directive], kind: str) -> tuple[bool, str]:
+    """Whether a write at `pos` runs in a construct of `kind`; the reason when it does not."""
+    enclosing = sorted((d for d in found if d.start <= pos < d.end and d.end > d.start), key=lambda d: d.start)
+    for d in reversed(enclosing):  # innermost first
+        words = _words(d)
+        if kind == "acc":
+            if d.family == "acc" and d.is_compute:
+                return True, ""
+            continue
+        if d.family != "omp":
+            continue
+        if kind == "omp-target":
+            if d.is_compute:
+                return True, ""
+            continue
+        if words & OMP_ONE_THREAD and not words & {"taskloop"}:
+            return False, f" (it runs in `omp {' '.join(sorted(words & OMP_ONE_THREAD))}`, on one thread)"
+        if words & OMP_PARALLEL and not (words & {"target"} and not d.is_compute):
+            return True, ""
+    return False, ""
+
+
+def _function_span(text: str, name: str, fortran: bool) -> tuple[int, int] | None:
+    """[start, end) of the body of function `name` (C/C++: inside its braces; Fortran: header to `end`)."""
+    if fortran:
+        head = re.search(rf"^[ \t]*(?:[\w(),*=\s]*\s)?(?:subroutine|function)\s+{re.escape(name)}\b[^\n]*\n", text,
+                         re.MULTILINE)
+        if not head:
+            return None
+        end = re.compile(r"^[ \t]*(?:end[ \t]*$|end[ \t]*(?:subroutine|function)\b|contains\b)", re.MULTILINE)
+        stop = end.search(text, head.end())
+        return head.end(), stop.start() if stop else len(text)
+    for m in re.finditer(rf"(?<![\w.>])(?:\w+::)*{re.escape(name)}\s*\(", text):
+        close = _balanced(text, m.end() - 1)
+        after = re.match(r"\s*(?:const\b|noexcept\b|override\b|->\s*[\w:<>,\s*&]+?)*\s*\{", text[close:])
+        if after:
+            brace = close + after.end() - 1
+            return brace + 1, _balanced(text, brace, "{", "}") - 1
+    return None
+
+
+def _c_loops(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
+    loops = []
+    for m in re.finditer(r"\b(for|while)\s*\(|\bdo\s*\{", text[span[0]:span[1]]):
+        start = span[0] + m.start()
+        if m.group(1):
+            loops.append((start, _c_region_end(text, start + len(m.group(1)))))
+        else:
+            brace = span[0] + m.end() - 1
+            loops.append((start, _balanced(text, brace, "{", "}")))
+    return loops
+
+
+def _fortran_loops(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
+    """do / do while / do concurrent ... end do (by nesting); labelled `do 10 i = ...` loops are not read."""
+    loops, stack, pos = [], [], span[0]
+    for line in text[span[0]:span[1]].splitlines(keepends=True):
+        stripped = re.sub(r"^\s*\d+\s+", "", line).strip()
+        if re.match(r"(\w+\s*:\s*)?do\b(?!\s+\d)", stripped):
+            stack.append(pos)
+        elif re.match(r"end\s*do\b", stripped) and stack:
+            loops.append((stack.pop(), pos + len(line)))
+        pos += len(line)
+    return loops
+
+
+def _local_arrays(body: str, fortran: bool) -> set[str]:
+    """Arrays the function declares itself (temporaries): a copy out of one is not the kernel's work."""
+    if fortran:
+        names = set()
+        for line in body.splitlines():
+            if "::" in line and not re.search(r"\bintent\s*\(", line):
+                _, _, decl = line.partition("::")
+                names |= set(re.findall(r"([a-z_]\w*)\s*\(", decl))
+                if re.search(r"\b(dimension|allocatable)\b", line.partition("::")[0]):
+                    names |= set(re.findall(r"([a-z_]\w*)", decl))
+        return names
+    names = set(re.findall(r"\b(?:double|float|int|long|auto)\s*\*?\s*([A-Za-z_]\w*)\s*(?:\[|=\s*(?:new|\(|static_cast|"
+                           r"malloc|calloc|aligned_alloc))", body))
+    names |= set(re.findall(r"\bstd::(?:vector|array|unique_ptr)\s*<[^;{]*?>\s*([A-Za-z_]\w*)", body))
+    return names
+
+
+def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str]) -> list[Write]:
+    """Element (or, in Fortran, whole-array) assignments to `name` inside the span, each marked work or not."""
+    out = []
+    body = text[span[0]:span[1]]
+    if fortran:
+        pos = span[0]
+        for line in body.splitlines(keepends=True):
+            stmt = re.sub(r"^\s*\d*\s*", "", line)
+            if_head = re.match(r"if\s*\(", stmt)
+            if if_head:
+                stmt = stmt[_balanced(stmt, if_head.end() - 1):].lstrip()
+            m = re.match(rf"{re.escape(name)}\s*(\(.*?\))?\s*=(?!=)(.*)", stmt)
+            if m and not line.lstrip().startswith("!"):
+                rhs = m.group(2).split("!")[0].strip()
+                work = bool(re.search(rf"\b{re.escape(name)}\b", rhs)) or _is_work(rhs, locals_)
+                out.append(Write(name, pos + len(line) - len(line.lstrip()), work, stmt))
+            pos += len(line)
+        return out
+    for m in re.finditer(rf"(?<![\w.>:])\b{re.escape(name)}\s*\[", body):
+        end = m.end() - 1
+        while end < len(body) and body[end] == "[":
+            end = _balanced(body, end, "[", "]")
+            while end < len(body) and body[end] in " \t":
+                end += 1
+        op = re.match(r"\s*(\+\+|--|[-+*/%&|^]=|=(?!=))", body[end:])
+        if not op:
+            continue
+        stop = body.find(";", end)
+        rhs = body[end + op.end():stop if stop >= 0 else len(body)].strip()
+        work = op.group(1) != "=" or _is_work(rhs, locals_)
+        out.append(Write(name, span[0] + m.start(), work, body[m.start():stop if stop >= 0 else None]))
+    return out
+
+
+def _is_work(rhs: str, locals_: set[str]) -> bool:
+    """Whether a plain assignment's right-hand side computes something (not a literal fill, not a copy of a
+    temporary's element)."""
+    if _LITERAL.fullmatch(rhs):
+        return False
+    copy = re.fullmatch(r"([A-Za-z_]\w*)\s*[\[(][^\])]*[\])]", rhs)
+    return not (copy and copy.group(1) in locals_)

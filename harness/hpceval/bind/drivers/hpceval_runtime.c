@@ -1,0 +1,236 @@
+/* hpceval driver runtime (harness-owned): the clock, the post-call liveness check, output fingerprints and the
+ * exit of the compiled drivers. The C++ driver includes it (Jinja include, before the suggestion, with
+ * HPCEVAL_RT defined `static`); the Fortran build compiles it as its own C file and binds to it (bind(c)).
+ *
+ * Why it exists: a suggestion is compiled into the same program as the driver, so whatever the driver calls
+ * through a symbol the suggestion may define too (clock_gettime, gettimeofday, omp_get_wtime, _exit ...).
+ * The clock here is a raw system call (inline asm, no libc symbol, no vDSO), the exit is a raw exit_group (no
+ * atexit handler, no static destructor of the suggestion runs after the driver wrote its timing record), and the
+ * liveness check reads /proc directly. The harness also refuses binaries that define such symbols
+ * (checks/interposition.py); this file makes the driver immune even where that check cannot run.
+ *
+ * Keep it C and C++ at once (it is compiled as both), and free of Jinja markup (no brace-percent, brace-brace).
+ */
+#ifndef HPCEVAL_RT
+#define HPCEVAL_RT
+#endif
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------------------------------ clock */
+
+static long hpceval_rt_syscall3(long nr, long a, long b, long c) {
+#if defined(__x86_64__)
+  long ret;
+  __asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+  return ret;
+#elif defined(__aarch64__)
+  register long x8 __asm__("x8") = nr;
+  register long x0 __asm__("x0") = a;
+  register long x1 __asm__("x1") = b;
+  register long x2 __asm__("x2") = c;
+  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+  return x0;
+#else
+  return syscall(nr, a, b, c);
+#endif
+}
+
+/* Monotonic nanoseconds from the kernel itself: no libc function, nothing a suggestion can interpose. */
+HPCEVAL_RT long long hpceval_rt_now_ns(void) {
+  struct timespec ts;
+  ts.tv_sec = 0;
+  ts.tv_nsec = 0;
+  hpceval_rt_syscall3(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0);
+  return (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------------------------------------ GPU probe */
+/* The CUPTI probe (toolchains/include/hpceval_cupti_probe.cpp) is loaded by the CUDA driver into GPU jobs. The
+ * driver marks each call's start and end in its record (CUPTI's own clock), so kernels are attributed to calls
+ * by time, and has it write its record right before the raw exit (no atexit handler runs after that). */
+typedef void (*hpceval_rt_mark_fn)(int, int);
+typedef void (*hpceval_rt_flush_fn)(const char *);
+static void *hpceval_rt_probe_sym(const char *name) {
+  const char *path = getenv("CUDA_INJECTION64_PATH");
+  if (!path || !*path) return NULL;
+  void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+  return lib ? dlsym(lib, name) : NULL;
+}
+
+HPCEVAL_RT void hpceval_rt_mark(int call, int phase) {
+  static hpceval_rt_mark_fn fn = NULL;
+  if (!fn) fn = (hpceval_rt_mark_fn)hpceval_rt_probe_sym("hpceval_probe_mark");
+  if (fn) fn(call, phase);
+}
+
+/* Flush stdio, let the probe write its record (tagged with the run's nonce), then exit_group: no atexit
+ * handler, no static destructor and no Fortran finaliser of the suggestion runs after the driver's record. */
+HPCEVAL_RT void hpceval_rt_exit(int code, const char *nonce) {
+  fflush(NULL);
+  hpceval_rt_flush_fn flush = (hpceval_rt_flush_fn)hpceval_rt_probe_sym("hpceval_probe_flush");
+  if (flush) flush(nonce ? nonce : "");
+  for (;;) hpceval_rt_syscall3(SYS_exit_group, code, 0, 0);
+}
+
+/* ------------------------------------------------------------------------------------------------ fingerprints */
+/* sum_i w_i * a_i in double, w_i = 1 + ((i * 2654435761) mod 2^32) / 2^32 over the storage order; the harness
+ * computes the same sum of the reference (cases/timing.py) and allows for the summation order. Four partial sums
+ * keep it near memory speed. */
+#define HPCEVAL_RT_W(i) (1.0 + (double)(uint32_t)((uint64_t)(i) * 2654435761ULL) * 2.3283064365386963e-10)
+HPCEVAL_RT double hpceval_rt_fp64(const double *a, long long n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  long long i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += HPCEVAL_RT_W(i) * a[i];
+    s1 += HPCEVAL_RT_W(i + 1) * a[i + 1];
+    s2 += HPCEVAL_RT_W(i + 2) * a[i + 2];
+    s3 += HPCEVAL_RT_W(i + 3) * a[i + 3];
+  }
+  for (; i < n; ++i) s0 += HPCEVAL_RT_W(i) * a[i];
+  return (s0 + s1) + (s2 + s3);
+}
+HPCEVAL_RT double hpceval_rt_fp32(const float *a, long long n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  long long i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += HPCEVAL_RT_W(i) * (double)a[i];
+    s1 += HPCEVAL_RT_W(i + 1) * (double)a[i + 1];
+    s2 += HPCEVAL_RT_W(i + 2) * (double)a[i + 2];
+    s3 += HPCEVAL_RT_W(i + 3) * (double)a[i + 3];
+  }
+  for (; i < n; ++i) s0 += HPCEVAL_RT_W(i) * (double)a[i];
+  return (s0 + s1) + (s2 + s3);
+}
+/* Bitwise equality of two fingerprints (a NaN equals itself): did the outputs change after the call returned? */
+HPCEVAL_RT int hpceval_rt_same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* ------------------------------------------------------------------------------------------------ liveness */
+/* After each call: did a thread or process the call started keep running after it returned? A thread (or
+ * process) that did not exist before the call and is running (R) or in uninterruptible wait (D) in at least two
+ * of three samples over ~1.5 ms is work that continued after the call returned. Thread pools that a call starts
+ * and leaves idle (OpenMP with OMP_WAIT_POLICY=passive, TBB, the CUDA runtime's helpers) sleep and pass. */
+#define HPCEVAL_RT_MAX 2048
+static int hpceval_rt_tids[HPCEVAL_RT_MAX], hpceval_rt_ntids;
+static int hpceval_rt_pids[HPCEVAL_RT_MAX], hpceval_rt_npids;
+
+/* state letter and parent of /proc/<path>/stat; 0 when it cannot be read */
+static char hpceval_rt_stat(const char *path, int *ppid) {
+  char buf[512];
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t got = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[got] = 0;
+  char *close = strrchr(buf, ')');
+  if (!close || close[1] != ' ' || !close[2]) return 0;
+  if (ppid) *ppid = atoi(close + 4);
+  return close[2];
+}
+
+/* our pid namespace is private to the job (nsjail, docker): then every other process in /proc is the job's */
+static int hpceval_rt_private_ns(void) {
+  static int known = -1;
+  if (known >= 0) return known;
+  known = 0;
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return known;
+  char line[256];
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "NSpid:", 6) == 0) {
+      int fields = 0;
+      for (char *tok = strtok(line + 6, " \t\n"); tok; tok = strtok(NULL, " \t\n")) ++fields;
+      known = fields >= 2;
+      break;
+    }
+  fclose(f);
+  return known;
+}
+
+/* threads (other than the calling one) and processes (other than this one and pid 1) that exist now */
+static int hpceval_rt_list(int *tids, int *ntids, int *pids, int *npids) {
+  *ntids = *npids = 0;
+  const int self = (int)getpid();
+  const int me = (int)hpceval_rt_syscall3(SYS_gettid, 0, 0, 0);
+  DIR *d = opendir("/proc/self/task");
+  if (d) {
+    struct dirent *e;
+    while ((e = readdir(d)) && *ntids < HPCEVAL_RT_MAX) {
+      int tid = atoi(e->d_name);
+      if (tid > 0 && tid != me) tids[(*ntids)++] = tid;
+    }
+    closedir(d);
+  }
+  const int everyone = hpceval_rt_private_ns();
+  d = opendir("/proc");
+  if (d) {
+    struct dirent *e;
+    char path[64];
+    while ((e = readdir(d)) && *npids < HPCEVAL_RT_MAX) {
+      int pid = atoi(e->d_name);
+      if (pid <= 1 || pid == self) continue;
+      int ppid = 0;
+      snprintf(path, sizeof path, "/proc/%d/stat", pid);
+      char state = hpceval_rt_stat(path, &ppid);
+      if (!state || state == 'Z' || state == 'X') continue;
+      if (everyone || ppid == self) pids[(*npids)++] = pid;
+    }
+    closedir(d);
+  }
+  return 0;
+}
+
+static int hpceval_rt_in(int x, const int *set, int n) {
+  for (int i = 0; i < n; ++i)
+    if (set[i] == x) return 1;
+  return 0;
+}
+
+/* before each call: what exists now is not the call's */
+HPCEVAL_RT void hpceval_rt_before_call(void) {
+  hpceval_rt_list(hpceval_rt_tids, &hpceval_rt_ntids, hpceval_rt_pids, &hpceval_rt_npids);
+}
+
+/* after each call: 1 (and what, in `why`) when a thread or process the call started is still running */
+HPCEVAL_RT int hpceval_rt_after_call(char *why, int len) {
+  static int tids[HPCEVAL_RT_MAX], pids[HPCEVAL_RT_MAX];
+  int cand[64], is_proc[64], busy[64], ncand = 0, ntids, npids;
+  hpceval_rt_list(tids, &ntids, pids, &npids);
+  for (int i = 0; i < ntids && ncand < 64; ++i)
+    if (!hpceval_rt_in(tids[i], hpceval_rt_tids, hpceval_rt_ntids)) { cand[ncand] = tids[i]; is_proc[ncand++] = 0; }
+  for (int i = 0; i < npids && ncand < 64; ++i)
+    if (!hpceval_rt_in(pids[i], hpceval_rt_pids, hpceval_rt_npids)) { cand[ncand] = pids[i]; is_proc[ncand++] = 1; }
+  if (why && len > 0) why[0] = 0;
+  if (ncand == 0) return 0;
+  memset(busy, 0, sizeof busy);
+  const long pause_us[3] = {200, 500, 800};
+  char path[64];
+  for (int s = 0; s < 3; ++s) {
+    struct timespec ts = {0, pause_us[s] * 1000};
+    hpceval_rt_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
+    for (int c = 0; c < ncand; ++c) {
+      if (is_proc[c]) snprintf(path, sizeof path, "/proc/%d/stat", cand[c]);
+      else snprintf(path, sizeof path, "/proc/self/task/%d/stat", cand[c]);
+      char state = hpceval_rt_stat(path, NULL);
+      if (state == 'R' || state == 'D') ++busy[c];
+    }
+  }
+  for (int c = 0; c < ncand; ++c)
+    if (busy[c] >= 2) {
+      if (why && len > 0)
+        snprintf(why, (size_t)len, "a %s started by the call (%s %d) was still running after it returned",
+                 is_proc[c] ? "process" : "thread", is_proc[c] ? "pid" : "tid", cand[c]);
+      return 1;
+    }
+  return 0;
+}
+
+/* the harness's timing files of a case are removed once read, before the suggestion runs */
+HPCEVAL_RT void hpceval_rt_unlink(const char *path) { unlink(path); }

@@ -1,0 +1,240 @@
+"""The machine's measured ceilings (copy bandwidth, FP64 peak) and the physical lower bound on a kernel's time.
+
+Why: a reported time below what the machine can physically do is never a speedup, whatever made it (a clock the
+suggestion tampered with, work done outside the timed call, a GPU call whose kernels do a sliver of the work).
+Every spec states its FLOP and byte counts at the timing size; with the ceilings they bound the time from below:
+
+    t_min = max(bytes / copy bandwidth, flops / peak FLOP/s) / SAFETY
+
+A time below t_min is flagged `timing_implausible` (checks/timing.py) and left out of the speed metrics.
+
+CPU ceilings are measured once per machine (a threaded NumPy copy over a few working-set sizes, the best of them,
+so that a working set that stays in cache is never held to DRAM speed; NumPy's DGEMM for the FLOP/s) and cached in
+~/.cache/hpceval/ceilings-<host hash>.json ($HPCEVAL_CACHE). GPU ceilings are measured the way
+bench/gpu_selftest.py does (CUDA events, L2 flushed: `GpuTimer`, `gpu_measure`) when CuPy is there, else taken
+from a results/gpu-*/summary.json of the same GPU. $HPCEVAL_CEILINGS names a JSON file that replaces them
+({"cpu": {...}, "gpu": {"<name>": {...}}}, keys copy_gbs and dgemm_gflops).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import socket
+import statistics
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+# How far below the measured ceilings a time must be to be implausible: CPU ceilings come from NumPy (a tuned kernel
+# may beat a NumPy copy, and the machine may have been busy while measuring), GPU ceilings from vendor libraries
+# with the L2 flushed, as the probe flushes it before every timed kernel.
+SAFETY = {"cpu": 3.0, "gpu": 1.5}
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Ceilings:
+    copy_gbs: float
+    dgemm_gflops: float
+    source: str
+
+    def peak_gflops(self, dtype: str) -> float:
+        return self.dgemm_gflops * (2.0 if dtype == "float32" else 1.0)
+
+
+@dataclass(frozen=True)
+class Bound:
+    seconds: float
+    how: str
+
+
+def _cache_file() -> Path:
+    root = os.environ.get("HPCEVAL_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "hpceval")
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    host = hashlib.sha256(f"{socket.gethostname()}|{platform.machine()}|{cpu}|{os.cpu_count()}".encode()).hexdigest()
+    return Path(root) / f"ceilings-{host[:12]}.json"
+
+
+def _load_cache() -> dict:
+    override = os.environ.get("HPCEVAL_CEILINGS")
+    path = Path(override) if override else _cache_file()
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_cache(data: dict) -> None:
+    if os.environ.get("HPCEVAL_CEILINGS"):
+        return
+    path = _cache_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------------------------------------- CPU
+
+
+def measure_cpu(threads: int | None = None) -> dict:
+    """Threaded NumPy copy bandwidth (bytes read + written, best over 1, 8 and 64 MiB working sets) and NumPy
+    DGEMM GFLOP/s (best of a few 1024^3 products)."""
+    from hpceval.toolchains import threads as job_threads
+
+    nthreads = max(1, threads or job_threads())
+    best_bw = 0.0
+    with ThreadPoolExecutor(nthreads) as pool:
+        for total_mib in (1, 8, 64):
+            n = total_mib * 2**20 // 16  # two float64 arrays of n elements
+            src, dst = np.ones(n), np.empty(n)
+            chunks = [(i * n // nthreads, (i + 1) * n // nthreads) for i in range(nthreads)]
+
+            def copy(c, src=src, dst=dst):
+                np.copyto(dst[c[0]:c[1]], src[c[0]:c[1]])
+
+            reps = max(3, 256 // total_mib)
+            for _ in range(3):
+                t0 = time.perf_counter()
+                for _ in range(reps):
+                    list(pool.map(copy, chunks))
+                dt = time.perf_counter() - t0
+                best_bw = max(best_bw, 2 * n * 8 * reps / dt / 1e9)
+    m = 1024
+    a, b = np.random.default_rng(0).random((m, m)), np.random.default_rng(1).random((m, m))
+    best_flops = 0.0
+    for _ in range(4):
+        t0 = time.perf_counter()
+        a @ b
+        best_flops = max(best_flops, 2 * m**3 / (time.perf_counter() - t0) / 1e9)
+    return {"copy_gbs": best_bw, "dgemm_gflops": best_flops, "threads": nthreads,
+            "measured": time.strftime("%Y-%m-%dT%H:%M:%S")}
+
+
+def cpu_ceilings() -> Ceilings:
+    """This machine's CPU ceilings, measured once and cached."""
+    with _LOCK:
+        data = _load_cache()
+        cpu = data.get("cpu")
+        if not cpu:
+            cpu = measure_cpu()
+            data["cpu"] = cpu
+            _save_cache(data)
+    return Ceilings(float(cpu["copy_gbs"]), float(cpu["dgemm_gflops"]),
+                    f"measured here {cpu.get('measured', '')}".strip())
+
+
+# ---------------------------------------------------------------------------------------------- GPU
+
+
+class GpuTimer:
+    """CUDA events around an operation; warm-ups; median of repeats; L2 flushed before each repeat (CuPy)."""
+
+    def __init__(self):
+        import cupy as cp
+
+        self.cp = cp
+        l2 = cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"]
+        self.flush_buf = cp.empty(max(2 * l2, 64 << 20), dtype=cp.uint8)
+
+    def __call__(self, op, warmup: int = 3, reps: int = 20) -> float:
+        cp = self.cp
+        for _ in range(warmup):
+            op()
+        cp.cuda.Device().synchronize()
+        times = []
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        for _ in range(reps):
+            self.flush_buf.fill(0)
+            start.record()
+            op()
+            end.record()
+            end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+        return statistics.median(times)
+
+
+def gpu_measure(timer: GpuTimer) -> dict:
+    """Device-to-device copy bandwidth (1 GiB, read + write) and FP64 GEMM (cuBLAS DGEMM 8192^3)."""
+    cp = timer.cp
+    n = 1 << 27
+    src = cp.ones(n, dtype=cp.float64)
+    dst = cp.empty_like(src)
+    t_copy = timer(lambda: cp.copyto(dst, src))
+    del src, dst
+    m = 8192
+    a, b = cp.random.random((m, m)), cp.random.random((m, m))
+    c = cp.empty((m, m))
+    t_gemm = timer(lambda: cp.matmul(a, b, out=c), warmup=2, reps=10)
+    del a, b, c
+    cp.get_default_memory_pool().free_all_blocks()
+    return {"copy_gbs": 2 * n * 8 / t_copy / 1e9, "dgemm_gflops": 2 * m**3 / t_gemm / 1e9}
+
+
+def _from_results(name: str) -> dict | None:
+    """Ceilings of the same GPU from a published self-test (results/gpu-*/summary.json), newest first."""
+    from hpceval.paths import PACKAGE_DIR
+
+    for path in sorted((PACKAGE_DIR.parent.parent / "results").glob("gpu-*/summary.json"), reverse=True):
+        try:
+            summary = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if summary.get("ceilings") and name and name in str(summary.get("gpu", "")):
+            return {**summary["ceilings"], "source": str(path.parent.name)}
+    return None
+
+
+def gpu_ceilings() -> Ceilings | None:
+    """The first NVIDIA GPU's ceilings: cached, else measured with CuPy, else from results/gpu-*; None if unknown."""
+    from hpceval.toolchains.cuda import nvidia_gpu
+
+    gpu = nvidia_gpu()
+    if gpu is None:
+        return None
+    with _LOCK:
+        data = _load_cache()
+        entry = data.get("gpu", {}).get(gpu.name)
+        if not entry:
+            try:
+                entry = {**gpu_measure(GpuTimer()), "source": "measured here"}
+            except Exception:  # noqa: BLE001 - no CuPy, no memory: fall back to a published measurement
+                entry = _from_results(gpu.name)
+            if not entry:
+                return None
+            data.setdefault("gpu", {})[gpu.name] = entry
+            _save_cache(data)
+    return Ceilings(float(entry["copy_gbs"]), float(entry["dgemm_gflops"]), str(entry.get("source", "")))
+
+
+# ---------------------------------------------------------------------------------------------- the bound
+
+
+def lower_bound(flops: float, nbytes: float, dtype: str, device: str) -> Bound | None:
+    """The physical lower bound on one call's time on this machine (None where no ceilings are known)."""
+    if os.environ.get("HPCEVAL_NO_PLAUSIBILITY"):
+        return None
+    ceil = gpu_ceilings() if device == "gpu" else cpu_ceilings()
+    if ceil is None or ceil.copy_gbs <= 0 or ceil.dgemm_gflops <= 0:
+        return None
+    t_bytes = nbytes / (ceil.copy_gbs * 1e9)
+    t_flops = flops / (ceil.peak_gflops(dtype) * 1e9)
+    safety = SAFETY.get(device, 3.0)
+    how = (f"{nbytes:.3g} B at {ceil.copy_gbs:.0f} GB/s copy bandwidth, {flops:.3g} FLOP at "
+           f"{ceil.peak_gflops(dtype):.0f} GFLOP/s ({ceil.source}), divided by {safety:g}")
+    return Bound(max(t_bytes, t_flops) / safety, how)

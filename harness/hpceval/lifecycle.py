@@ -1,0 +1,198 @@
+"""Sandbox jobs die with the harness, and a Ctrl-C stops a run at once, keeping everything finished.
+
+Why: jobs run in their own session (so a timeout can kill the whole tree with killpg), which also means that
+killing `hpceval` or its process group left them running (a spinning kernel lived 58 s longer), and Ctrl-C waited
+for the jobs in flight (53 s) while a second one left their dirs behind. So:
+
+* `popen` starts every sandbox job (nsjail, Docker's client side has none) with the parent-death signal SIGKILL
+  (PR_SET_PDEATHSIG, set between fork and exec), so the kernel kills it when its harness thread dies, whatever
+  kills the harness; nsjail in turn kills its jail (its child has the same signal, and the jail is a pid namespace);
+* it registers the job, so `stop_jobs` can kill every job in flight; once stopping, no new job starts
+  (`Stopping`), and stop hooks (the Docker executor's container removal) run;
+* `install_signal_handlers` (only when hpceval runs as a program, never on import): the first SIGINT/SIGTERM/
+  SIGHUP inside a command raises KeyboardInterrupt, which the CLI turns into stop jobs, say how to resume, exit
+  130; any signal outside a command (while starting up: no traceback) or a second one while stopping exits at once
+  through `emergency_exit`: kill the jobs, remove the scratch root, print the line if not yet printed, os._exit.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+
+from hpceval import scratch
+
+PR_SET_PDEATHSIG = 1
+HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+GRACE_S = 3.0  # after the first signal, the command has this long to stop by itself
+
+
+class Stopping(RuntimeError):
+    """The harness is stopping (Ctrl-C, SIGTERM): no new sandbox job may start."""
+
+
+_lock = threading.RLock()
+_live: set[subprocess.Popen] = set()
+_hooks: list[Callable[[], None]] = []
+_state = {"stopping": False, "armed": False, "program": False, "signum": 0, "announced": False}
+_message: list[str] = ["interrupted"]
+
+try:  # resolved once here: the child between fork and exec only calls it (no import, no lookup)
+    _prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+except (OSError, AttributeError):
+    _prctl = None
+
+
+def _die_with_parent_preexec(parent: int) -> Callable[[], None]:
+    def preexec() -> None:  # in the child, between fork and exec
+        if _prctl is not None:
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os._exit(137)
+
+    return preexec
+
+
+def popen(argv: list[str], **kwargs) -> subprocess.Popen:
+    """Start a sandbox job in its own session, dying with the harness, registered for `stop_jobs`."""
+    with _lock:
+        if _state["stopping"]:
+            raise Stopping("the harness is stopping")
+        preexec = _die_with_parent_preexec(os.getpid()) if sys.platform.startswith("linux") else None
+        proc = subprocess.Popen(argv, start_new_session=True, preexec_fn=preexec, **kwargs)
+        _live.add(proc)
+    return proc
+
+
+def release(proc: subprocess.Popen) -> None:
+    with _lock:
+        _live.discard(proc)
+
+
+def stopping() -> bool:
+    return bool(_state["stopping"])
+
+
+def check_not_stopping() -> None:
+    if _state["stopping"]:
+        raise Stopping("the harness is stopping")
+
+
+def add_stop_hook(hook: Callable[[], None]) -> None:
+    """Called once by stop_jobs (e.g. remove this process's containers); must be quick and never raise."""
+    with _lock:
+        _hooks.append(hook)
+
+
+def stop_jobs() -> int:
+    """Kill every job in flight (their whole process groups) and refuse new ones; returns how many were killed."""
+    got = _lock.acquire(timeout=2)  # a signal handler may interrupt the main thread inside the lock
+    try:
+        _state["stopping"] = True
+        procs, hooks = list(_live), list(_hooks)
+        _hooks.clear()
+    finally:
+        if got:
+            _lock.release()
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    for hook in hooks:
+        try:
+            hook()
+        except Exception:  # noqa: BLE001 - stopping must go on
+            pass
+    return len(procs)
+
+
+def reset() -> None:
+    """Accept jobs again (tests that stop and go on in one process)."""
+    with _lock:
+        _state["stopping"] = False
+
+
+# ------------------------------------------------------------------------------------------------ signals
+
+
+def set_resume_message(text: str) -> None:
+    """The one line printed when a command is interrupted (how to resume it)."""
+    _message[0] = text
+
+
+def announce() -> None:
+    """Print the interruption line once."""
+    if _state["announced"]:
+        return
+    _state["announced"] = True
+    try:
+        sys.stderr.write(_message[0] + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def exit_code() -> int:
+    return 128 + (_state["signum"] or signal.SIGINT)
+
+
+def emergency_exit(code: int | None = None) -> None:
+    """Leave now: kill the jobs, remove the scratch root, say how to resume, os._exit (no thread is waited for)."""
+    stop_jobs()
+    scratch.cleanup()
+    announce()
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(exit_code() if code is None else code)
+
+
+def _handler(signum: int, frame) -> None:  # noqa: ARG001
+    first = not _state["signum"]
+    _state["signum"] = _state["signum"] or signum
+    if first and _state["armed"]:
+        _state["armed"] = False
+        # backstop: whatever the main thread is blocked in (an HTTP request, a pool that waits), leave in time
+        backstop = threading.Timer(GRACE_S, emergency_exit)
+        backstop.daemon = True
+        backstop.start()
+        raise KeyboardInterrupt
+    emergency_exit()
+
+
+def install_signal_handlers() -> None:
+    """hpceval as a program (not on import): Ctrl-C, SIGTERM, SIGHUP as described above."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _state["program"] = True
+    for signum in HANDLED:
+        try:
+            signal.signal(signum, _handler)
+        except (OSError, ValueError):
+            pass
+
+
+def is_program() -> bool:
+    return bool(_state["program"])
+
+
+def arm() -> None:
+    """Inside a command: the first signal becomes KeyboardInterrupt (the command stops its jobs and says how to
+    resume); outside one, any signal exits at once."""
+    _state["armed"] = True
+
+
+def disarm() -> None:
+    _state["armed"] = False
+
+
+def interrupted_by() -> int:
+    return int(_state["signum"])
