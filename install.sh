@@ -16,6 +16,7 @@ APT_PACKAGES=(
 [ "${1:-}" = "--minimal" ] || APT_PACKAGES+=(
   chromium                                             # the HTML leaderboard test renders in headless Chromium
   docker.io debootstrap                                # --executor docker and the offline image build
+  slurm-wlm munge                                      # the --cluster slurm test: a single-node Slurm cluster
 )
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${APT_PACKAGES[@]}" >/dev/null
@@ -25,6 +26,6 @@ WHEELS=()
 if [ "${1:-}" = "--minimal" ]; then
   "${PIP[@]}" -e .
 else
-  "${PIP[@]}" "${WHEELS[@]}" -e '.[local,report,test,docker]'
+  "${PIP[@]}" "${WHEELS[@]}" -e '.[local,report,test,docker,dask]'
 fi
 hpceval doctor || true

@@ -4,15 +4,16 @@
    reference solution must be `correct` and >= --min-kill of each cell's mutants must be rejected.
    python-numba is tested with its numba.cuda references (solutions/python-numba.cuda.py): a copy of
    kernels_spec is made where they stand in for python-numba.py.
-2. Performance: every reference evaluated with timing (the harness's own timing run at the spec's timing size:
-   1 warm-up call, median of the timed calls). Time = GPU time of the kernels of one call, from the CUPTI probe
+2. Performance: every reference evaluated with timing (the harness's own timing run at the spec's GPU timing size,
+   sizes.gpu_timing: 1-3 warm-up calls, every call validated, median of the timed calls; the spread min..max of
+   the timed calls is shown). Time = GPU time of the kernels of one call, from the CUPTI probe
    (transfer-free; the whole call incl. allocation and copies is shown beside it). Against:
    * ceilings measured here, now: device-to-device copy bandwidth (1 GiB, bytes read + written) and FP64 GEMM
      throughput (cuBLAS DGEMM, 8192^3);
    * vendor baselines at the same size and inputs: cuBLAS SAXPY, DGEMV, DGEMM, cuSPARSE CSR SpMV (through
      CuPy); Jacobi and CG have none.
    Baselines and ceilings are timed with CUDA events around the operation, 3 warm-ups, median of 20, the L2
-   flushed (a 2 x L2-size memset) before each repetition.
+   flushed (a 2 x L2-size memset) before each repetition (hpceval.ceilings.GpuTimer, the harness's own code).
 
 Writes selftest.md, performance.md and summary.json to --out.
 """
@@ -24,13 +25,14 @@ import json
 import os
 import re
 import shutil
-import statistics
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+
+from hpceval.ceilings import GpuTimer, gpu_measure
 
 GPU_MODELS = ["cpp-cuda", "cpp-thrust", "cpp-hip", "cpp-kokkos", "python-cupy", "python-numba", "python-pycuda"]
 LABEL = {"python-numba": "python-numba (numba.cuda)", "cpp-kokkos": "cpp-kokkos (CUDA)"}
@@ -51,54 +53,16 @@ def gpu_catalog(tmp: Path):
 # ---------------------------------------------------------------------------------------------- ceilings
 
 
-class Timer:
-    """CUDA events around an operation; warm-ups; median of repeats; L2 flushed before each repeat."""
-
-    def __init__(self):
-        import cupy as cp
-
-        self.cp = cp
-        l2 = cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"]
-        self.flush_buf = cp.empty(max(2 * l2, 64 << 20), dtype=cp.uint8)
-
-    def __call__(self, op, warmup: int = 3, reps: int = 20) -> float:
-        cp = self.cp
-        for _ in range(warmup):
-            op()
-        cp.cuda.Device().synchronize()
-        times = []
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        for _ in range(reps):
-            self.flush_buf.fill(0)
-            start.record()
-            op()
-            end.record()
-            end.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
-        return statistics.median(times)
+Timer = GpuTimer  # the harness's own measurement code (hpceval.ceilings), also behind its plausibility bound
 
 
-def ceilings(timer: Timer) -> dict:
-    cp = timer.cp
-    n = 1 << 27  # 1 GiB of float64
+def ceilings(timer: GpuTimer) -> dict:
+    return gpu_measure(timer)
 
-    def copy_time() -> float:
-        src = cp.ones(n, dtype=cp.float64)
-        dst = cp.empty_like(src)
-        return timer(lambda: cp.copyto(dst, src))
 
-    m = 8192
-
-    def gemm_time() -> float:
-        a = cp.random.random((m, m))
-        b = cp.random.random((m, m))
-        c = cp.empty((m, m))
-        return timer(lambda: cp.matmul(a, b, out=c), warmup=2, reps=10)
-
-    t_copy = copy_time()
-    t_gemm = gemm_time()
-    cp.get_default_memory_pool().free_all_blocks()
-    return {"copy_gbs": 2 * n * 8 / t_copy / 1e9, "dgemm_gflops": 2 * m**3 / t_gemm / 1e9}
+def gpu_size(spec) -> dict:
+    """The size GPU models are timed at (spec sizes.gpu_timing; the CPU timing size where none is declared)."""
+    return dict(spec.sizes.gpu_timing or spec.sizes.timing)
 
 
 def baselines(timer: Timer, catalog) -> dict:
@@ -112,7 +76,7 @@ def baselines(timer: Timer, catalog) -> dict:
 
     out = {}
     for spec in catalog.kernels.values():
-        inputs = make_case(spec, spec.sizes.timing, 20230615).inputs
+        inputs = make_case(spec, gpu_size(spec), 20230615).inputs
         dev = {k: cp.asarray(v) for k, v in inputs.items() if isinstance(v, np.ndarray)}
         if spec.id == "axpy":
             a = np.float32(inputs["a"])
@@ -174,24 +138,27 @@ def performance_markdown(catalog, timings: dict, ceil: dict, base: dict, models:
     lines = [f"## Performance on {gpu}", "",
              f"Ceilings measured in this run: device copy **{ceil['copy_gbs']:.0f} GB/s** (1 GiB D2D, read + write), "
              f"FP64 GEMM **{ceil['dgemm_gflops'] / 1e3:.1f} TFLOP/s** (cuBLAS DGEMM 8192^3).", "",
-             "Time: GPU kernels of one call (CUPTI, transfer-free), median over the timed calls after one warm-up; "
+             "Time: GPU kernels of one call (CUPTI, transfer-free), median over the timed calls after 1-3 warm-ups "
+             "(every call validated); 'spread' is the fastest and the interquartile range of the timed calls; "
              "'whole call' adds allocation and host<->device copies. GB/s and GFLOP/s use the spec's byte and FLOP "
              "counts at the timing size. Baselines: CUDA events, 3 warm-ups, median of 20, L2 flushed.", ""]
     for spec in catalog.kernels.values():
-        size = ", ".join(f"{k}={v}" for k, v in spec.sizes.timing.items())
-        flops = spec.metric(spec.flops, spec.sizes.timing)
-        nbytes = spec.metric(spec.bytes, spec.sizes.timing)
+        size = ", ".join(f"{k}={v}" for k, v in gpu_size(spec).items())
+        flops = spec.metric(spec.flops, gpu_size(spec))
+        nbytes = spec.metric(spec.bytes, gpu_size(spec))
         bound = "compute" if spec.id == "gemm" else "memory"
         lines += [f"### {spec.name} ({size}; {bound}-bound)", "",
-                  "| implementation | kernel time (ms) | GB/s | % of copy BW | GFLOP/s | % of DGEMM peak | whole call (ms) | verdict |",
-                  "|---|---:|---:|---:|---:|---:|---:|---|"]
+                  "| implementation | kernel time (ms) | spread: min, IQR (ms) | GB/s | % of copy BW | GFLOP/s | "
+                  "% of DGEMM peak | whole call (ms) | verdict |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
 
-        def row(name, t, whole, verdict, nbytes=nbytes, flops=flops):
+        def row(name, t, whole, verdict, nbytes=nbytes, flops=flops, spread=None):
             if t is None:
-                return f"| {name} | – | – | – | – | – | – | {verdict} |"
+                return f"| {name} | – | – | – | – | – | – | – | {verdict} |"
             gbs, gfs = nbytes / t / 1e9, flops / t / 1e9
             call = f"{whole * 1e3:.2f}" if whole else "–"
-            return (f"| {name} | {t * 1e3:.3f} | {gbs:.0f} | {100 * gbs / ceil['copy_gbs']:.0f}% | {gfs:.0f} | "
+            dev = f"{spread[0] * 1e3:.3f}, {spread[1] * 1e3:.3f}" if spread and None not in spread else "–"
+            return (f"| {name} | {t * 1e3:.3f} | {dev} | {gbs:.0f} | {100 * gbs / ceil['copy_gbs']:.0f}% | {gfs:.0f} | "
                     f"{100 * gfs / ceil['dgemm_gflops']:.1f}% | {call} | {verdict} |")
 
         if spec.id in base:
@@ -204,7 +171,10 @@ def performance_markdown(catalog, timings: dict, ceil: dict, base: dict, models:
             verdict = ev.verdict.value
             if ev.verdict.value == "correct" and "GPU kernels only" not in ev.evidence:
                 verdict += " (no kernel time: whole call)"
-            lines.append(row(LABEL.get(model, model), ev.time_median_s, _whole_call(ev.evidence), verdict))
+            if ev.timing_implausible:
+                verdict += " (timing_implausible)"
+            lines.append(row(LABEL.get(model, model), ev.time_median_s, _whole_call(ev.evidence), verdict,
+                             spread=(ev.time_min_s, ev.time_iqr_s)))
         lines.append("")
     return "\n".join(lines)
 

@@ -1,7 +1,7 @@
 """Every bad input of issue 14 through the real CLI: exit code 2, one line that says what to do, no traceback,
 and nothing in the results directory lost (a directory that did not exist is not created).
 
-The table of inputs and messages is in docs/errors.md; each test here is one of its rows.
+The table of inputs and messages is docs/errors.md; each test here checks one or more of its rows.
 """
 
 from __future__ import annotations

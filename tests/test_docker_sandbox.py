@@ -9,7 +9,10 @@ failed, so `correct` proves the container held. Needs an engine and the offline 
 from __future__ import annotations
 
 import dataclasses
+import os
+import signal
 import subprocess
+import sys
 import textwrap
 import time
 import uuid
@@ -417,3 +420,48 @@ def test_loop_forever(run):
     assert "killed after 3 s" in e.evidence
     assert seconds < SHORT.wall_s + 30
     assert no_job_containers()
+
+
+# ---------------------------------------------------------------------- accounts, owner labels, lifetime
+
+
+def test_container_shows_only_the_sandbox_user(run):
+    code = """
+    import numpy as np
+
+    with open("/etc/passwd") as f:
+        USERS = [line.split(":")[0] for line in f if line.strip()]
+
+
+    def saxpy(n, a, x, y):
+        y += np.float32(a) * x if USERS == ["nobody"] else np.float32(1e30)
+    """
+    e, _ = run("axpy", "python-numpy", code)
+    assert e.verdict == Verdict.correct, f"the container listed other accounts: {e.evidence}"
+
+
+def test_containers_of_a_killed_harness_are_removed(tmp_path):
+    """SIGKILL of a harness whose Docker job spins: its reaper removes the container (owner label) at once."""
+    docker_executor()
+    script = (
+        "import textwrap\nfrom hpceval.evaluate import Evaluator\nfrom hpceval.executors import Limits\n"
+        "from hpceval.executors.docker import DockerExecutor\nfrom hpceval.spec import catalog\n"
+        "cat = catalog()\nev = Evaluator(cat, DockerExecutor(), timing=False, run_limits=Limits(wall_s=600))\n"
+        "code = 'import numpy as np\\n\\n\\ndef saxpy(n, a, x, y):\\n    while True:\\n        pass\\n'\n"
+        "ev.evaluate(code, cat.kernels['axpy'], cat.models['python-numpy'])\n")
+    env = {**os.environ, "TMPDIR": str(tmp_path), "HPCEVAL_DOCKER_WARM": "0"}
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True)
+    deadline = time.monotonic() + 180
+    owner = tmp_path / "hpceval-scratch"
+    while not (owner.is_dir() and list(owner.glob("*/docker-owner"))):
+        assert time.monotonic() < deadline and proc.poll() is None, "the harness never started a container"
+        time.sleep(0.2)
+    label = next(owner.glob("*/docker-owner")).read_text().strip()
+    time.sleep(8)  # the job is running (or at least its container is)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(5)
+    left = subprocess.run(["docker", "ps", "-aq", "--filter", f"label=org.hpceval.owner={label}"],
+                          capture_output=True, text=True).stdout.split()
+    assert not left, "the killed harness's containers are still there"
+    assert not list(owner.iterdir())

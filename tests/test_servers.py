@@ -11,6 +11,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
+
 from test_bad_input import REFERENCE, hpceval, one_line_error, snapshot
 from test_llm_openai import FakeServer
 

@@ -72,12 +72,13 @@ OTHER_KERNELS = [
     ("spmv", "cpp", "void spmv(int n, const int *row_ptr, const int *col_ind, const double *val, const double *x, double *y) {"
      " for (int i = 0; i < n; i++) { double s = 0; for (int j = row_ptr[i]; j < row_ptr[i+1]; j++) s += val[j] * x[col_ind[j]];"
      " y[i] = s; } }", {"col_ind": "col_idx", "val": "values"}, None),  # nnz derived from row_ptr
-    ("spmv", "fortran", "subroutine spmv(n, nnz, ia, ja, a, x, y)\n integer :: n, nnz, ia(n+1), ja(nnz)\n real(8) :: a(nnz), x(n), y(n)\nend subroutine\n",
+    ("spmv", "fortran", "subroutine spmv(n, nnz, ia, ja, a, x, y)\n integer :: n, nnz, ia(n+1), ja(nnz)\n real(8) :: a(nnz), x(n), y(n)\n integer :: i, j\n do i = 1, n\n  y(i) = 0\n  do j = ia(i), ia(i+1)-1\n   y(i) = y(i) + a(j)*x(ja(j))\n  end do\n end do\nend subroutine\n",
      {"ia": "row_ptr", "ja": "col_idx", "a": "values"}, None),
     ("gemm", "python", "import numpy as np\ndef gemm(A, B):\n    return A @ B\n", {"<return>": "C"}, None),
     ("jacobi", "python", "def jacobi(u, unew):\n    unew[1:-1, 1:-1, 1:-1] = (u[:-2, 1:-1, 1:-1] + u[2:, 1:-1, 1:-1]) / 2\n",
      {"u": "u", "unew": "unew"}, None),
-    ("jacobi", "cpp", "void jacobi(double *u, double *unew, int n) {}", {"n": "nx=ny=nz"}, None),  # a cube (variants.toml)
+    ("jacobi", "cpp", "void jacobi(double *u, double *unew, int n) { for (int i = 1; i < n-1; i++) for (int j = 1; j < n-1; j++)"
+     " for (int k = 1; k < n-1; k++) unew[(i*n+j)*n+k] = u[(i*n+j)*n+k]; }", {"n": "nx=ny=nz"}, None),  # a cube (variants.toml)
     ("cg", "python", "def cg(A, b, x, tol=1e-10, max_iter=100):\n    return x\n", {"A": "dense"}, None),  # dense A (variants.toml)
 ]
 

@@ -8,7 +8,7 @@ from hpceval.spec import SpecError, UnknownNameError, load_catalog, load_kernel
 REQUIRED_MODELS = [
     "cpp-openmp", "cpp-openmp-offload", "cpp-openacc", "cpp-kokkos", "cpp-sycl", "cpp-cuda", "cpp-hip", "cpp-thrust",
     "fortran-openmp", "fortran-openmp-offload", "fortran-openacc", "python-numpy", "python-numba", "python-cupy",
-    "python-pycuda", "julia-threads", "julia-cuda", "julia-amdgpu", "julia-kernelabstractions",
+    "python-pycuda", "python-triton", "julia-threads", "julia-cuda", "julia-amdgpu", "julia-kernelabstractions",
 ]
 CPU_MODELS = ["cpp-openmp", "cpp-openmp-offload", "cpp-openacc", "fortran-openmp", "fortran-openmp-offload",
               "fortran-openacc", "python-numpy", "python-numba"]

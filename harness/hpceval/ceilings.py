@@ -176,12 +176,11 @@ def gpu_measure(timer: GpuTimer) -> dict:
     src = cp.ones(n, dtype=cp.float64)
     dst = cp.empty_like(src)
     t_copy = timer(lambda: cp.copyto(dst, src))
-    del src, dst
     m = 8192
     a, b = cp.random.random((m, m)), cp.random.random((m, m))
     c = cp.empty((m, m))
     t_gemm = timer(lambda: cp.matmul(a, b, out=c), warmup=2, reps=10)
-    del a, b, c
+    src = dst = a = b = c = None
     cp.get_default_memory_pool().free_all_blocks()
     return {"copy_gbs": 2 * n * 8 / t_copy / 1e9, "dgemm_gflops": 2 * m**3 / t_gemm / 1e9}
 

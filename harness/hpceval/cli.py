@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import shlex
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -73,7 +72,7 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except KeyboardInterrupt:
-            _interrupted()
+            _interrupted(func.__name__)
         except _user_errors() as exc:
             error(_one_line(exc))
             raise typer.Exit(2) from None
@@ -88,13 +87,11 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------------------------------- Ctrl-C (lifecycle.py)
-def _interrupted() -> None:
+def _interrupted(command: str) -> None:
     """Ctrl-C, SIGTERM or SIGHUP in a command: kill the jobs in flight (what finished is stored already), remove
-    the scratch dirs, print one line with the command that resumes, exit 128 + signal (130 for Ctrl-C)."""
+    the scratch dirs, print one line (for `run`: the command that resumes), exit 128 + signal (130 for Ctrl-C)."""
     lifecycle.stop_jobs()
-    resume = shlex.join(["hpceval", *sys.argv[1:]])
-    lifecycle.set_resume_message(f"interrupted: everything finished so far is saved; to resume, run the same "
-                                 f"command again: {resume}")
+    lifecycle.set_resume_message(lifecycle.resume_message([command, *sys.argv[2:]] if command == "run" else []))
     if lifecycle.is_program():
         lifecycle.emergency_exit()  # without waiting for worker threads whose jobs were just killed
     lifecycle.announce()
@@ -131,14 +128,20 @@ def run(
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence (repeatable; \\n escapes); default: per-language ones for --style paper")] = None,
     request_timeout: Annotated[float | None, typer.Option(help="seconds before an LLM request is retried")] = None,
     price_table: Annotated[Path | None, typer.Option(help="TOML/JSON: model -> {prompt, completion} US$ per million tokens; adds the cost to the summary")] = None,
-    executor: Annotated[str, typer.Option(help="local (nsjail sandbox) or docker")] = "local",
-    jobs: Annotated[int, typer.Option(help="concurrent build/run jobs (default: CPU count)")] = 0,
+    executor: Annotated[str, typer.Option(help="local (nsjail sandbox), docker, or dask (Dask workers, each with the local sandbox; README 'Running on a cluster')")] = "local",
+    jobs: Annotated[int, typer.Option(help="concurrent build/run jobs (default: CPU count); with --executor dask and no address: LocalCluster workers")] = 0,
+    scheduler: Annotated[str | None, typer.Option(help="--executor dask: join this Dask scheduler (tcp://HOST:PORT)")] = None,
+    cluster: Annotated[str | None, typer.Option(help="--executor dask: start adaptive worker jobs on slurm, pbs or lsf (dask-jobqueue)")] = None,
+    cluster_config: Annotated[Path | None, typer.Option(help="--cluster: TOML with queue, account, walltime, cores, memory, gpus, env (README)")] = None,
     timing: Annotated[bool, typer.Option(help="time correct kernels at the timing size")] = True,
     logprobs: Annotated[bool | None, typer.Option("--logprobs/--no-logprobs", help="ask the server for token log-probabilities and rank suggestions by their mean (default: on for OpenAI's API, off for other servers, where they slow generation; off ranks by order)")] = None,
     out: Annotated[Path, typer.Option(help="results directory (rerun the same command to resume)")] = Path("results/run"),
 ) -> None:
     """Generate suggestions, evaluate them in the sandbox, store verdicts, export DIR/evaluations.csv."""
+    from contextlib import nullcontext
+
     from hpceval import preflight
+    from hpceval.dispatch import open_dispatcher, sandbox_of
     from hpceval.evaluate import Evaluator
     from hpceval.executors import get_executor
     from hpceval.llm import GenerationParams, get_backend, load_price_table
@@ -170,7 +173,9 @@ def run(
     backend = get_backend(llm, **options)
     try:
         note = preflight.check_replay(backend, prompts, n)
-        ex = get_executor(executor)
+        dispatcher = open_dispatcher(executor, scheduler=scheduler, cluster=cluster, cluster_config=cluster_config,
+                                     workers=jobs, announce=lambda line: console.print(line, highlight=False))
+        ex = get_executor(sandbox_of(executor))  # dask: the workers' local sandbox
         preflight.check_endpoint(backend)
         evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
         config = RunConfig(llm=llm, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
@@ -178,12 +183,13 @@ def run(
                            timing=timing, llm_identity=_identity(backend))
         if note:
             error(note, label="note:", style="yellow")
-        with RunLock(out):
+        with RunLock(out), dispatcher or nullcontext():  # a Dask cluster is released when the run ends
             store = Store(out)
             try:
                 before = store.request_ids(config.run_id())
                 run_id = _run_with_progress(lambda hooks: run_pipeline(config, cat, store, backend, evaluator,
-                                                                       jobs or default_jobs(), hooks), RunProgress)
+                                                                       jobs or default_jobs(), hooks,
+                                                                       dispatcher=dispatcher), RunProgress)
                 frame = store.results(run_id)
                 usage = preflight.usage_lines(store, run_id, before, config.llm_identity.get("model") or llm, prices)
                 failed, all_failed = preflight.generation_outcome(store, run_id)

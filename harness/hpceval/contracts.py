@@ -78,6 +78,8 @@ class Binding(BaseModel):
     decls: list[str] = Field(default_factory=list, description="Fortran declarations of the glue's temporaries")
     source: str | None = Field(None, description="the suggestion pruned to the bound function and what it needs")
     module: str | None = Field(None, description="Fortran module holding the function, with `source`")
+    alternatives: list[Binding] = Field(default_factory=list, description="equally plausible bindings (at most 3) the "
+                                        "evaluator probes on one small case before the full run (hpceval.probe)")
 
 
 class ProcResult(BaseModel):

@@ -18,8 +18,8 @@ for the jobs in flight (53 s) while a second one left their dirs behind. So:
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -41,10 +41,10 @@ _lock = threading.RLock()
 _live: set[subprocess.Popen] = set()
 _hooks: list[Callable[[], None]] = []
 _state = {"stopping": False, "armed": False, "program": False, "signum": 0, "announced": False}
-_message: list[str] = ["interrupted"]
+_message: list[str] = []  # set by the CLI; else made from sys.argv (a Ctrl-C while starting up)
 
-try:  # resolved once here: the child between fork and exec only calls it (no import, no lookup)
-    _prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
+try:  # resolved once here (libc is in the program's own namespace): the child between fork and exec only calls it
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
 except (OSError, AttributeError):
     _prctl = None
 
@@ -52,7 +52,7 @@ except (OSError, AttributeError):
 def _die_with_parent_preexec(parent: int) -> Callable[[], None]:
     def preexec() -> None:  # in the child, between fork and exec
         if _prctl is not None:
-            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         if os.getppid() != parent:  # the parent died before the signal was armed
             os._exit(137)
 
@@ -122,9 +122,17 @@ def reset() -> None:
 # ------------------------------------------------------------------------------------------------ signals
 
 
+def resume_message(argv: list[str]) -> str:
+    """The one line for an interrupted `hpceval ARGS`: for a run, the command that resumes it."""
+    if argv[:1] != ["run"]:
+        return "interrupted"
+    return ("interrupted: everything finished so far is saved; to resume, run the same command again: "
+            + shlex.join(["hpceval", *argv]))
+
+
 def set_resume_message(text: str) -> None:
     """The one line printed when a command is interrupted (how to resume it)."""
-    _message[0] = text
+    _message[:] = [text]
 
 
 def announce() -> None:
@@ -133,7 +141,7 @@ def announce() -> None:
         return
     _state["announced"] = True
     try:
-        sys.stderr.write(_message[0] + "\n")
+        sys.stderr.write((_message[0] if _message else resume_message(sys.argv[1:])) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
@@ -160,6 +168,7 @@ def _handler(signum: int, frame) -> None:  # noqa: ARG001
     _state["signum"] = _state["signum"] or signum
     if first and _state["armed"]:
         _state["armed"] = False
+        stop_jobs()  # at once, whatever the main thread is waiting for (a pool that waits for its jobs)
         # backstop: whatever the main thread is blocked in (an HTTP request, a pool that waits), leave in time
         backstop = threading.Timer(GRACE_S, emergency_exit)
         backstop.daemon = True

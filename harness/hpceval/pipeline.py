@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from hpceval import __version__, lifecycle, scratch
 from hpceval.bind import choose_binding
 from hpceval.contracts import Evaluation, Prompt, Suggestion, Verdict
+from hpceval.dispatch.base import Dispatcher, EvalJob
 from hpceval.evaluate import Evaluator
 from hpceval.extract import extract, extract_details
 from hpceval.llm import GenerationParams, LLMBackend
@@ -113,8 +114,12 @@ def generate_missing(store: Store, run_id: str, prompts: list[Prompt], backend: 
 
 
 def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[Prompt], evaluator: Evaluator,
-                     jobs: int, progress: Progress) -> None:
-    """Extract, bind and evaluate every stored generation; identical content keys are evaluated once."""
+                     jobs: int, progress: Progress, dispatcher: Dispatcher | None = None) -> None:
+    """Extract, bind and evaluate every stored generation; identical content keys are evaluated once.
+
+    The jobs run on this process's thread pool, or on `dispatcher` (hpceval.dispatch: Dask workers) when given;
+    either way only this thread writes the store.
+    """
     by_id = {p.prompt_id: p for p in prompts}
     rows = [r for r in store.generations(run_id) if r["error"] is None and r["prompt_id"] in by_id]
     pending: dict[str, tuple] = {}
@@ -134,6 +139,16 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
             pending[key] = (code, spec, model, binding)
     total = finished + len(pending)
     progress.on_evaluated(finished, total, "")
+    if dispatcher is not None:
+        def record(key: str, evaluation: Evaluation) -> None:
+            nonlocal finished
+            store.put_evaluation(key, evaluation)
+            finished += 1
+            progress.counts[evaluation.verdict.value] = progress.counts.get(evaluation.verdict.value, 0) + 1
+            progress.on_evaluated(finished, total, evaluation.verdict.value)
+
+        dispatcher.evaluate(evaluator, [EvalJob(key, *args) for key, args in pending.items()], record)
+        return
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
         futures: dict[Future, str] = {}
@@ -168,18 +183,20 @@ def _safe_evaluate(evaluator: Evaluator, code, spec, model, binding) -> Evaluati
 
 
 def run(config: RunConfig, catalog: Catalog, store: Store, backend: LLMBackend, evaluator: Evaluator,
-        jobs: int, progress: Progress | None = None) -> str:
+        jobs: int, progress: Progress | None = None, dispatcher: Dispatcher | None = None) -> str:
     progress = progress or Progress()
     kernels = catalog.select_kernels(config.kernels)
     models = catalog.select_models(config.models)
     prompts = plan(catalog, kernels, models, config.styles, config.hints)
     run_id = config.run_id()
     scratch.sweep_stale()  # work dirs and containers of runs that were killed
-    store.add_run(run_id, config.llm, config.model_dump(mode="json"),
-                  environment(catalog, [m.id for m in models], evaluator))
+    env = environment(catalog, [m.id for m in models], evaluator)
+    if dispatcher is not None:
+        env["dispatcher"] = dispatcher.describe()
+    store.add_run(run_id, config.llm, config.model_dump(mode="json"), env)
     store.add_prompts(run_id, prompts)
     generate_missing(store, run_id, prompts, backend, config.generation, progress, catalog)
-    evaluate_pending(store, run_id, catalog, prompts, evaluator, jobs, progress)
+    evaluate_pending(store, run_id, catalog, prompts, evaluator, jobs, progress, dispatcher)
     store.export_csv()  # every run of the store: a CSV that named only the last one would drop rows
     return run_id
 

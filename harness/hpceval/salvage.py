@@ -28,22 +28,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hpceval import store as store_module
 from hpceval.store import SCHEMA, SQLITE_MAGIC, STORE_NAME, RunLock, StoreError, check_store_file
 
 WAL_MAGIC = (0x377F0682, 0x377F0683)
 
 
-def _schema_columns() -> dict[str, list[str]]:
+def _create_schema(con: sqlite3.Connection) -> None:
+    """The store's tables, with the evaluation columns added after schema 1 (appended, as ALTER TABLE does)."""
+    con.executescript(SCHEMA)
+    have = {row[1] for row in con.execute("PRAGMA table_info(evaluations)")}
+    for name, kind in getattr(store_module, "ADDED_COLUMNS", {}).items():
+        if name not in have:
+            con.execute(f"ALTER TABLE evaluations ADD COLUMN {name} {kind}")
+
+
+def _schema_columns(added: bool) -> dict[str, list[str]]:
     con = sqlite3.connect(":memory:")
     try:
-        con.executescript(SCHEMA)
+        _create_schema(con) if added else con.executescript(SCHEMA)
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         return {t: [c[1] for c in con.execute(f"PRAGMA table_info({t})")] for t in tables}
     finally:
         con.close()
 
 
-TABLES = _schema_columns()
+TABLES = _schema_columns(added=True)
+FIRST_COLUMNS = {t: len(cols) for t, cols in _schema_columns(added=False).items()}  # rows older than an ALTER
 
 
 @dataclass
@@ -116,7 +127,9 @@ def _read_all(path: Path) -> tuple[dict[str, list[tuple]], dict[str, str]]:
             if con is None:
                 break
             try:
-                rows[table] = list(con.execute(f"SELECT {', '.join(columns)} FROM {table}"))
+                present = {c[1] for c in con.execute(f"PRAGMA table_info({table})")}
+                names = ", ".join(c if c in present else "NULL" for c in columns)  # a store older than a column
+                rows[table] = list(con.execute(f"SELECT {names} FROM {table}"))
                 method[table] = "sqlite"
             except sqlite3.DatabaseError:
                 rows.pop(table, None)
@@ -136,7 +149,7 @@ def _write_store(target: Path, rows: dict[str, list[tuple]]) -> dict[str, int]:
     counts: dict[str, int] = {}
     try:
         con.execute("PRAGMA journal_mode=WAL")
-        con.executescript(SCHEMA)
+        _create_schema(con)
         with con:
             for table, columns in TABLES.items():
                 fitted = [tuple(list(r[: len(columns)]) + [None] * (len(columns) - len(r))) for r in rows.get(table, [])]
@@ -158,7 +171,9 @@ class Pages:
         header = main[:100] if main.startswith(SQLITE_MAGIC) else b""
         size = int.from_bytes(header[16:18], "big") if header else 0
         wal_size = int.from_bytes(wal[8:12], "big") if len(wal) >= 32 else 0
-        size = 65536 if size == 1 else size or wal_size or 4096
+        size = 65536 if size == 1 else size or wal_size
+        if size < 512 or size > 65536 or size & (size - 1):
+            size = 4096  # a damaged header: SQLite's default page size
         self.size = size
         self.usable = size - (header[20] if header else 0)
         self.header = header
@@ -335,7 +350,7 @@ def salvage_pages(main: bytes, wal: bytes = b"") -> dict[str, list[tuple]]:
 
 def _table_of(row: tuple) -> str | None:
     """The known table whose shape a record has (column count, and a value type where two tables share it)."""
-    matches = [t for t, cols in TABLES.items() if len(cols) == len(row)]
+    matches = [t for t, cols in TABLES.items() if FIRST_COLUMNS[t] <= len(row) <= len(cols)]
     if len(row) == 5:
         if row[0] in ("table", "index", "view", "trigger") and isinstance(row[3], int):
             return None  # a schema record

@@ -99,6 +99,9 @@ class Sizes(BaseModel):
     validation: list[dict[str, int]]
     timing: dict[str, int]
     timing_reps: int = Field(5, ge=1)
+    # GPU models' timing size (checks/timing.py): a working set of at least 4x a data-centre GPU's L2 for the
+    # memory-bound kernels, a GEMM where the vendor library nears its peak. Same keys as `timing`.
+    gpu_timing: dict[str, int] | None = None
 
     @field_validator("validation")
     @classmethod
@@ -117,6 +120,13 @@ class Sizes(BaseModel):
         if not size:
             raise ValueError("the timing size is empty (FLOP and byte counts are evaluated at it)")
         return size
+
+    @model_validator(mode="after")
+    def _gpu_timing_keys(self) -> Sizes:
+        if self.gpu_timing is not None and set(self.gpu_timing) != set(self.timing):
+            raise ValueError(f"gpu_timing {self.gpu_timing} must have the keys of timing ({', '.join(self.timing)}): "
+                             "the FLOP and byte counts are evaluated with them")
+        return self
 
 
 class Tolerance(BaseModel):

@@ -56,9 +56,14 @@ CREATE TABLE IF NOT EXISTS llm_requests(
 RESULT_COLUMNS = [
     "run_id", "llm", "language", "model", "kernel", "style", "hint", "prompt_id", "rank", "verdict", "evidence",
     "max_rel_error", "failed_size", "time_median_s", "time_min_s", "time_iqr_s", "gflops", "gbytes_per_s",
+    "timing_implausible",
     "variant", "toolchain", "toolchain_version", "image", "device", "seed", "cache_key",
 ]
 
+
+# Evaluation columns added after schema 1: ALTER TABLE adds them to a store opened for writing that lacks them; a
+# store read as it is reads NULL for them. timing_implausible: the median is below the machine's physical bound.
+ADDED_COLUMNS = {"timing_implausible": "INTEGER"}
 
 STORE_NAME = "results.sqlite"
 LOCK_NAME = ".hpceval.lock"
@@ -74,8 +79,8 @@ def now() -> str:
 
 
 def recover_hint(directory: Path) -> str:
-    return (f"it was left as it is; `hpceval recover {directory}` copies what is readable into a new store "
-            "(the damaged file is kept next to it), then rerun the same command to redo what was lost")
+    return (f"it is left as it is; `hpceval recover {directory}` copies what is readable into a new store (keeping "
+            "the damaged file), then rerun the command to redo the rest")
 
 
 def check_store_file(path: Path) -> None:
@@ -172,6 +177,7 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
+            _add_columns(self.db)
             with self.db:
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
@@ -251,8 +257,8 @@ class Store:
     def put_evaluation(self, cache_key: str, e: Evaluation) -> None:
         row = e.model_dump(mode="json")
         cols = ["verdict", "evidence", "max_rel_error", "failed_size", "time_median_s", "time_min_s", "time_iqr_s",
-                "gflops", "gbytes_per_s", "variant", "toolchain", "toolchain_version", "image", "device",
-                "build_s", "run_s"]
+                "gflops", "gbytes_per_s", "timing_implausible", "variant", "toolchain", "toolchain_version", "image",
+                "device", "build_s", "run_s"]
         with self.db:
             self.db.execute(f"INSERT OR REPLACE INTO evaluations(cache_key, {', '.join(cols)}, created) "
                             f"VALUES(?, {', '.join('?' for _ in cols)}, ?)", (cache_key, *[row[c] for c in cols], now()))
@@ -304,7 +310,8 @@ class Store:
                  CASE WHEN g.error IS NOT NULL THEN 'infra_error' ELSE e.verdict END AS verdict,
                  CASE WHEN g.error IS NOT NULL THEN 'generation failed: ' || g.error ELSE e.evidence END AS evidence,
                  e.max_rel_error, e.failed_size, e.time_median_s, e.time_min_s, e.time_iqr_s, e.gflops,
-                 e.gbytes_per_s, e.variant, e.toolchain, e.toolchain_version, e.image, e.device,
+                 e.gbytes_per_s, {implausible} AS timing_implausible, e.variant, e.toolchain, e.toolchain_version,
+                 e.image, e.device,
                  json_extract(r.config, '$.seed') AS seed, g.cache_key
           FROM generations g
           JOIN prompts p ON p.run_id = g.run_id AND p.prompt_id = g.prompt_id
@@ -313,11 +320,22 @@ class Store:
           WHERE (g.error IS NOT NULL OR e.verdict IS NOT NULL) {where}
           ORDER BY p.kernel, p.language, p.model, p.style, p.hint, g.rank"""
         where, args = ("AND g.run_id = ?", (run_id,)) if run_id else ("", ())
-        return pd.read_sql_query(query.format(where=where), self.db, params=args)[RESULT_COLUMNS]
+        have = {row[1] for row in self.db.execute("PRAGMA table_info(evaluations)")}
+        implausible = "e.timing_implausible" if "timing_implausible" in have else "NULL"
+        return pd.read_sql_query(query.format(where=where, implausible=implausible), self.db,
+                                 params=args)[RESULT_COLUMNS]
 
     def export_csv(self, run_id: str | None = None, name: str = "evaluations.csv") -> Path:
         """Write the results table atomically (a reader never sees half a file)."""
         return write_csv_atomic(self.results(run_id), self.dir / name)
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    """Add the evaluation columns of ADDED_COLUMNS that an older store lacks."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(evaluations)")}
+    for name, kind in ADDED_COLUMNS.items():
+        if name not in have:
+            db.execute(f"ALTER TABLE evaluations ADD COLUMN {name} {kind}")
 
 
 def _create_store(path: Path) -> None:

@@ -29,5 +29,6 @@ def reference_strided(inp):
 
 
 def reference_out_of_place(inp):
-    """z = a*x + y; x and y unchanged."""
-    return {"z": np.float64(inp["a"]) * inp["x"].astype(np.float64) + inp["y"].astype(np.float64)}
+    """z = a*x + y; x and y unchanged. The glue copies z into the canonical output y (canonical = "output:y"), so
+    the result is compared as y."""
+    return {"y": np.float64(inp["a"]) * inp["x"].astype(np.float64) + inp["y"].astype(np.float64)}

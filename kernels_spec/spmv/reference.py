@@ -89,3 +89,20 @@ def reference(inp):
 def reference_accumulate(inp):
     """y = y + A*x."""
     return {"y": np.asarray(inp["y"], dtype=np.float64) + reference(inp)["y"]}
+
+
+def inputs_one_based(inp, rng, dtype):
+    """row_ptr and col_idx one higher than the language's base (a 1-based CSR in C++/Python)."""
+    return {"row_ptr": np.asarray(inp["row_ptr"]) + 1, "col_idx": np.asarray(inp["col_idx"]) + 1, "index_shift": 1}
+
+
+def inputs_zero_based(inp, rng, dtype):
+    """row_ptr and col_idx one lower than the language's base (a 0-based CSR in Fortran/Julia)."""
+    return {"row_ptr": np.asarray(inp["row_ptr"]) - 1, "col_idx": np.asarray(inp["col_idx"]) - 1, "index_shift": -1}
+
+
+def reference_shifted(inp):
+    """The reference on the index arrays shifted back (accumulating where y is read on entry)."""
+    shift = int(inp.get("index_shift", 0))
+    base = {**inp, "row_ptr": np.asarray(inp["row_ptr"]) - shift, "col_idx": np.asarray(inp["col_idx"]) - shift}
+    return reference_accumulate(base) if "y" in inp and np.all(np.isfinite(inp["y"])) else reference(base)

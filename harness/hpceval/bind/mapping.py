@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
+from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant
 
 UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "array": "a std::array",
                           "span": "a std::span", "array2d": "a fixed-extent 2-D array"}
@@ -42,6 +43,8 @@ class Mapping:
     implied: list[str] = field(default_factory=list)  # sizes the function derives from its arrays
     notes: list[str] = field(default_factory=list)
     ambiguous: str = ""
+    base: str | None = None  # the index-base variant (bind.structure): 1-based CSR in C++, 0-based in Fortran
+    alternatives: list[Mapping] = field(default_factory=list)  # near ties the evaluator may probe (bind.structure)
 
     def role_of(self, name: str) -> SParam | None:
         for pos, role in self.assign.items():
@@ -79,6 +82,8 @@ class Mapping:
             ids.append("accumulate")
         if self.merged is not None:
             ids.append("square")
+        if self.base:
+            ids.append(self.base)
         for role, how in self.layout.items():
             if how != "natural":
                 ids.append(f"{how}({role})")
@@ -157,13 +162,18 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
         return None  # an untyped optional parameter with another name keeps its default
     if r.position == p.position and not r.merged:
         score += 1.5
-    if r.is_output and p.intent == "in":
+    if r.is_output and p.intent == "in" and not _delivered_elsewhere(r, kr):
         return None
     if not r.is_output and p.intent in ("out",):
         score -= 4.0
     if r.is_array and p.intent == "inout" and not r.is_output:
         score -= 1.0
     return score
+
+
+def _delivered_elsewhere(r: Role, kr: KernelRoles) -> bool:
+    """A variant delivers output r through a parameter of its own (axpy's z = a*x + y): r may then be read-only."""
+    return any(e.canonical == f"output:{r.name}" for e in kr.extras)
 
 
 def _merged_role(kr: KernelRoles) -> Role | None:
@@ -289,6 +299,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
                     for sz in loop_sizes(v):
                         # a vector's length is unambiguous (a matrix subscript may also read as transposed)
                         score += check(sz, exp, 3.0, f"bounds the loop of index {v} of {p.name}")
+    score += _axes_evidence(m, facts, by_name, kr, lang)
     # reads and writes
     written = {_norm(w, lang) for w in facts.writes}
     for pname, (p, role) in by_name.items():
@@ -300,6 +311,31 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
             score -= 3.0
             problems.append(f"{p.name} is written but mapped to the input {role.name}")
     return score, problems
+
+
+def _axes_evidence(m: Mapping, facts, by_name: dict, kr: KernelRoles, lang: str) -> float:
+    """One size that bounds the loops over several axes of one array (u[(i*N + j)*N + k], a(i,j) with i, j < n) is
+    the kernel's square size, whatever its name or position: it scores for the merged role and against a single
+    axis (which would leave the other axes to be implied, contradicting the suggestion's own loops)."""
+    if not kr.square:
+        return 0.0
+    score = 0.0
+    for pname, (_p, role) in by_name.items():
+        if role is None or not role.size:
+            continue
+        bounded = {_norm(v, lang) for v, bounds in facts.loops.items() if pname in {_norm(b, lang) for b in bounds}}
+        if len(bounded) < 2:
+            continue
+        axes = 0
+        for arr, per_dim, _prods in facts.subscripts:
+            target = by_name.get(_norm(arr, lang), (None, None))[1]
+            if target is None or len(target.shape) < 2:
+                continue
+            used = {_norm(v, lang) for ids in per_dim for v in ids}
+            axes = max(axes, len(bounded & used))
+        if axes >= 2:
+            score += 2.0 * axes if role.merged else -2.0 * axes
+    return score
 
 
 def _implied_ok(fn: SFunction, r: Role, assigned_arrays: dict[str, SParam], kr: KernelRoles, lang: str) -> bool:
@@ -387,6 +423,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     best: Mapping | None = None
     runner_up: Mapping | None = None
     reasons: list[str] = []
+    pool: list[Mapping] = []
     count = 0
 
     def complete(assign: dict[int, Role | None], base: float) -> None:
@@ -419,6 +456,12 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         if missing:
             reasons.append(f"no parameter for {', '.join(missing)}")
             return
+        read_only = [params[pos].name for pos, r in assign.items() if r is not None and r.is_output and not r.extra
+                     and params[pos].intent == "in" and not any(x is not None and x.canonical == f"output:{r.name}"
+                                                               for x in assign.values())]
+        if read_only:  # the suggestion's own const/intent(in) says it is no output
+            reasons.append(f"{', '.join(read_only)} is read-only but would be the output")
+            return
         # an output given as a parameter but rebound or returned (Python/Julia functional style)
         for pos, r in assign.items():
             if r is None or not r.is_array or not r.is_output or m.returned:
@@ -443,6 +486,10 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 continue
             if _norm(params[pos].name, lang) in {_norm(x, lang) for x in fn.facts.reads_first}:
                 m.zero.add(r.name)
+        pool.append(m)
+        if len(pool) > 64:  # only the best few can be near ties
+            pool.sort(key=lambda x: -x.score)
+            del pool[8:]
         if best is None or m.score > best.score:
             runner_up, best = best, m
         elif runner_up is None or m.score > runner_up.score:
@@ -472,7 +519,27 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         raise NoMapping(reason)
     if runner_up is not None and abs(runner_up.score - best.score) < 1e-9 and _differs(best, runner_up):
         best.ambiguous = describe(runner_up, lang)
+    best.alternatives = _near_ties(best, pool)
+    offsets = {a for srcs in DERIVED_SIZES.values() for a in srcs}  # row_ptr: its `[i+1] - 1` is no base evidence
+    cols = [fn.params[pos].name for pos, r in best.assign.items()
+            if r is not None and r.kind == "index" and r.is_array and r.name not in offsets]
+    best.base = index_base_variant(fn.text, cols[0] if cols else None, kr, lang)
     return best
+
+
+def _near_ties(best: Mapping, pool: list[Mapping]) -> list[Mapping]:
+    """Mappings nearly as plausible as the best that nothing in the suggestion contradicts (no evidence against
+    them, unlike a mapping whose loops say otherwise): the evaluator tries them on a small case (hpceval.probe)."""
+    out: list[Mapping] = []
+    for m in sorted(pool, key=lambda x: -x.score):
+        if m is best or best.score - m.score >= NEAR_TIE or m.notes or not _differs(best, m):
+            continue
+        if any(not _differs(m, o) for o in out):
+            continue
+        out.append(m)
+        if len(out) == MAX_ALTERNATIVES - 1:
+            break
+    return out
 
 
 def _differs(a: Mapping, b: Mapping) -> bool:

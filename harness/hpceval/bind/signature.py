@@ -33,7 +33,8 @@ from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.graded import PRECISION_KEY
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
-from hpceval.bind.parse import SFunction, Unit, fortran_uses, parse
+from hpceval.bind.parse import SFunction, Unit, parse
+from hpceval.bind.prune import called_helpers, prune_cpp, prune_fortran, prune_julia, prune_python
 from hpceval.bind.roles import KernelRoles, kernel_roles
 from hpceval.contracts import Binding
 from hpceval.spec import KernelSpec, Language, ProgrammingModel, catalog
@@ -97,7 +98,14 @@ def _empty_body(fn: SFunction) -> bool:
 
 
 def _cut_off(fn: SFunction) -> bool:
-    """A C/C++ definition that tree-sitter closed for us: its braces do not balance or it lacks its last brace."""
+    """A definition that tree-sitter closed for us: C/C++ braces that do not balance or lack the last brace; Python
+    that does not compile (an expression cut off mid-line)."""
+    if fn.lang == "python" and fn.error:
+        try:
+            compile(textwrap.dedent(fn.text), "<suggestion>", "exec")
+        except SyntaxError:
+            return True
+        return False
     if fn.lang != "cpp" or not fn.error:
         return False
     text = re.sub(r"//[^\n]*|/\*.*?\*/|\"(\\.|[^\"\\])*\"|'(\\.|[^'\\])*'", "", fn.text, flags=re.DOTALL)
@@ -129,7 +137,7 @@ def _candidate_score(fn: SFunction, m: Mapping | None, spec: KernelSpec, unit: U
         score -= 12
     if _empty_body(fn):
         score -= 15
-    text = fn.text + "".join(h.text for h in _helpers(unit, fn))
+    text = fn.text + "".join(h.text for h in called_helpers(unit, fn))
     if model is not None and model.usage:
         from hpceval.analysis.source import strip_comments
 
@@ -249,7 +257,7 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
             results.append((-100.0, fn, None, "a device kernel (launched by a host function), not callable from the driver"))
             continue
         if _cut_off(fn):
-            results.append((-80.0, fn, None, "the definition is cut off (unbalanced braces: the suggestion ends mid-function)"))
+            results.append((-80.0, fn, None, "the definition is cut off (the suggestion ends mid-function)"))
             continue
         if not fn.params:
             results.append((-60.0 + _candidate_score(fn, None, spec, unit, model) + 50, fn, None, "takes no parameters"))
@@ -269,7 +277,15 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
         more = f" ({others} other function{'s' if others != 1 else ''} unbindable too)" if others else ""
         return _error(spec, f"{sig}: {best[3]}{more}", function=fn.name)
     score, fn, m, _ = max(bound, key=lambda r: r[0])
-    return _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions))
+    if _empty_body(fn):  # a signature with declarations only: no kernel to run (the evaluator says `incomplete`)
+        return _error(spec, f"{fn.name}: signature and declarations only, no statements", function=fn.name)
+    binding = _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions))
+    for alt in m.alternatives:  # near ties the evaluator probes by execution (hpceval.probe)
+        alt.base = m.base
+        binding.alternatives.append(_binding(unit, fn, alt, kr, lang_id, notes, len(unit.functions)))
+    if binding.alternatives:
+        binding.evidence += f"; {len(binding.alternatives) + 1} mappings equally plausible: probed by execution"
+    return binding
 
 
 def _name_rank(fn: SFunction, spec: KernelSpec) -> int:

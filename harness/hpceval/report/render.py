@@ -108,7 +108,7 @@ def _markdown_table(headers: list[str], rows: list[list[str]]) -> str:
 
 SAMPLE_COLUMNS = ["llm", "llm_spec", "run_id", "language", "model", "kernel", "style", "hint", "prompt_id", "rank",
                   "verdict", "evidence", "max_rel_error", "failed_size", "time_median_s", "gflops", "gbytes_per_s",
-                  "device", "baseline_time_s", "speedup", "peak_gflops", "peak_gbytes_per_s",
+                  "timing_implausible", "device", "baseline_time_s", "speedup", "peak_gflops", "peak_gbytes_per_s",
                   "compute_efficiency", "bandwidth_efficiency", "roofline_efficiency", "variant", "toolchain",
                   "toolchain_version"]
 

@@ -43,10 +43,19 @@ OUTSIDE = sorted(UNSCORED)  # infra_error and unbindable: never the LLM's fault,
 CORRECT = Verdict.correct.value
 
 
+def implausible_rows(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose time is below the machine's physical lower bound (checks/timing.py): never a speedup, left out
+    of every speed metric."""
+    col = frame.get("timing_implausible")
+    if col is None:
+        return pd.Series(False, index=frame.index)
+    return col.map(lambda v: str(v).strip().lower() in ("1", "1.0", "true")).astype(bool)
+
+
 def reference_baseline(frame: pd.DataFrame) -> pd.DataFrame:
     """Baseline time per kernel x model x device: median of the reference runs' correct, timed suggestions."""
     ref = frame[(frame["llm_spec"] == "reference") & (frame["verdict"] == CORRECT)
-                & np.isfinite(frame["time_median_s"].astype(float))]
+                & np.isfinite(frame["time_median_s"].astype(float)) & ~implausible_rows(frame)]
     if ref.empty:
         return pd.DataFrame(columns=["kernel", "model", "device", "baseline_time_s", "baseline_run"])
     grouped = ref.groupby(["kernel", "model", "device"], sort=True)
@@ -94,13 +103,15 @@ def sample_table(frame: pd.DataFrame, baseline: pd.DataFrame, ceilings: pd.DataF
         cell = pd.MultiIndex.from_frame(out.loc[unran, ["kernel", "model"]])
         out.loc[unran, "baseline_time_s"] = single.reindex(cell).to_numpy(dtype=float)
     correct = out["verdict"] == CORRECT
+    out["timing_implausible"] = implausible_rows(out)
+    plausible = correct & ~out["timing_implausible"]  # a time below the physical bound is never a speedup
     t = out["time_median_s"].astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         speed = out["baseline_time_s"] / t
-    out["speedup"] = np.where(correct & (t > 0), speed, NAN)
+    out["speedup"] = np.where(plausible & (t > 0), speed, NAN)
     table = {r.device: r for r in ceilings.itertuples()} if not ceilings.empty else {}
     effs = []
-    for dev, gf, gb, ok in zip(out["device"], out["gflops"], out["gbytes_per_s"], correct, strict=True):
+    for dev, gf, gb, ok in zip(out["device"], out["gflops"], out["gbytes_per_s"], plausible, strict=True):
         c = table.get(dev) or table.get("*")
         if not ok or c is None:
             effs.append({"peak_gflops": c.peak_gflops if c is not None else NAN,
@@ -171,6 +182,7 @@ def _aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks
                 row.update({f"{metric}_{k}": est.value, f"{metric}_{k}_lo": est.lo, f"{metric}_{k}_hi": est.hi,
                             f"{metric}_{k}_prompts": est.n})
         ok = g[(g["verdict"] == CORRECT)]
+        row["timing_implausible"] = int(implausible_rows(ok).sum())
         sp = ok["speedup"].dropna()
         row.update(speedup_median=float(sp.median()) if len(sp) else NAN,
                    speedup_best=float(sp.max()) if len(sp) else NAN)
@@ -178,7 +190,7 @@ def _aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks
             base = g["baseline_time_s"].dropna()
             row["baseline_time_s"] = float(base.iloc[0]) if len(base) else NAN
         for col in ("gflops", "gbytes_per_s"):
-            vals = ok[col].dropna()
+            vals = ok[~implausible_rows(ok)][col].dropna()
             row[f"{col}_best"] = float(vals.max()) if len(vals) else NAN
         for col in ("compute_efficiency", "bandwidth_efficiency", "roofline_efficiency"):
             vals = ok[col].dropna()
@@ -264,6 +276,10 @@ def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str 
         notes.append("Roofline ceilings were not measured for these runs: efficiencies are NaN "
                      "(give a ceilings JSON/CSV file, or put ceilings.json in the results directory).")
     samples = sample_table(frame, baseline, ceil)
+    implausible = int((samples["timing_implausible"] & (samples["verdict"] == CORRECT)).sum())
+    if implausible:
+        notes.append(f"{implausible} correct suggestion(s) reported a time below the machine's physical lower bound "
+                     "(timing_implausible): left out of every speed metric (speedups, GB/s, GFLOP/s, efficiencies).")
     prompts = prompt_scores(samples, rubric, ks)
     leaderboard = _aggregate(samples, prompts, GROUP_KEYS, ks, n_boot, seed)
     summary = _aggregate(samples, prompts, SUMMARY_KEYS, ks, n_boot, seed)

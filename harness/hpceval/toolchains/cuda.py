@@ -399,6 +399,8 @@ class GpuProbeMixin:
         data = read_probe(workdir, name=probe_file)
         if data is not None and nonce and data.nonces and nonce not in data.nonces:
             return [], "outside calls: the GPU probe's record does not carry this run's nonce (timing tampering)"
+        from hpceval.toolchains.probe_calls import marked_calls
+
         marked = marked_calls(data, calls, warmup) if data is not None and data.marks and calls > 0 else None
         if marked is not None:
             return marked
@@ -414,34 +416,6 @@ class GpuProbeMixin:
             return sums[warmup:], f"{per} kernel(s) per call"
         mean = data.kernel_seconds / calls
         return [mean] * (calls - warmup), f"{k} kernels in {calls} calls (mean per call)"
-
-
-def marked_calls(data: ProbeData, calls: int, warmup: int) -> tuple[list[float], str] | None:
-    """Kernel seconds per call from the driver's start/end marks; kernel time after the first mark and outside
-    every call's window means device work continued after a call returned. None when not every call is marked."""
-    windows: dict[int, list[int]] = {}
-    for call, phase, ts in data.marks:
-        windows.setdefault(call, [0, 0])[phase] = ts
-    spans = [tuple(windows[c]) for c in range(calls) if c in windows and windows[c][1] >= windows[c][0] > 0]
-    if len(spans) != calls:
-        return None
-    per_call = [0.0] * calls
-    outside = 0.0
-    first = spans[0][0]
-    for start, end, _name in data.kernels:
-        inside = 0
-        for c, (lo, hi) in enumerate(spans):
-            overlap = min(end, hi) - max(start, lo)
-            if overlap > 0:
-                per_call[c] += overlap / 1e9
-                inside += overlap
-        if end > first:
-            outside += max(0, (end - max(start, first)) - inside) / 1e9
-    total = sum(per_call)
-    if outside > max(1e-6, 0.01 * total):
-        return [], (f"outside calls: GPU kernels ran {outside:.3e} s outside the timed calls (after a call "
-                    f"returned), {total:.3e} s inside them")
-    return per_call[warmup:], "kernels attributed to calls by the driver's marks"
 
 
 HTOD, DTOH = 1, 2  # CUpti_ActivityMemcpyKind

@@ -41,6 +41,21 @@ def _output_elements(spec, size: dict) -> int:
     return max(counts or [1])
 
 
+def simulator_sizes(spec, cap: int) -> tuple[list[dict], str]:
+    """The validation sizes a GPU simulator on the CPU runs (numba.cuda's, Triton's interpreter), and the rule:
+    those whose outputs have at most `cap` elements, at least the three smallest; an iterative solver (a max_iter
+    parameter: kernels launched per iteration) the three smallest only."""
+    ranked = sorted(spec.sizes.validation, key=lambda s: _output_elements(spec, s))
+    sizes = [s for s in spec.sizes.validation if _output_elements(spec, s) <= cap]
+    rule = f"outputs <= {cap} elements"
+    if any(p.name == "max_iter" for p in spec.params):
+        sizes, rule = [], "an iterative solver: the 3 smallest"
+    if len(sizes) < 3:
+        keep = ranked[:3]
+        sizes = [s for s in spec.sizes.validation if s in keep]
+    return sizes, rule
+
+
 class Python(ThreadCheck, Toolchain):
     name = "python"
     language = "python"
@@ -85,15 +100,7 @@ class Python(ThreadCheck, Toolchain):
 
         if self._gpu() is not None:
             return gpu_adjust("numba.cuda on the GPU", {**probe_env(), **GPU_JOB_ENV, "PYTHONPATH": self._pythonpath()})
-        cap = int(os.environ.get("HPCEVAL_CUDASIM_MAX", "2500"))
-        ranked = sorted(spec.sizes.validation, key=lambda s: _output_elements(spec, s))
-        sizes = [s for s in spec.sizes.validation if _output_elements(spec, s) <= cap]
-        rule = f"outputs <= {cap} elements"
-        if any(p.name == "max_iter" for p in spec.params):  # an iterative solver launches kernels per iteration
-            sizes, rule = [], "an iterative solver: the 3 smallest"
-        if len(sizes) < 3:
-            keep = ranked[:3]
-            sizes = [s for s in spec.sizes.validation if s in keep]
+        sizes, rule = simulator_sizes(spec, int(os.environ.get("HPCEVAL_CUDASIM_MAX", "2500")))
         env = {"NUMBA_ENABLE_CUDASIM": "1", "HPCEVAL_PROBE_OUT": "gpu_probe.txt", "PYTHONPATH": self._pythonpath()}
         return JobAdjust(sizes=sizes, env=env, pids=4096, timing=False,
                          note=f"numba.cuda under the CUDA simulator (no GPU), {len(sizes)} of "

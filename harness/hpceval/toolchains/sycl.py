@@ -17,9 +17,9 @@ the cached build is absent; a probe compile of a tiny SYCL program (cached) deci
 none works, every job is infra_error "toolchain unavailable: sycl; <what to install>", never a verdict on the LLM.
 
 Dynamic usage check: AdaptiveCpp's omp backend runs each parallel_for as an OpenMP parallel region of LLVM's
-libomp. An OMPT tool (include/hpceval_ompt_tool.c, loaded through OMP_TOOL_LIBRARIES) counts the parallel regions
-and their team sizes; a kernel whose work never ran in a team of more than one thread (a single_task with a loop,
-host code beside the queue) is wrong_model. The process's thread count (the OpenMP thread probe) cannot tell: the
+libomp. An OMPT tool (include/hpceval_ompt_tool.c, loaded through OMP_TOOL_LIBRARIES) records whether parallel
+regions ran and the largest team; a kernel whose work never ran in a team of more than one thread (a single_task
+with a loop, host code beside the queue) is wrong_model. The process's thread count (the OpenMP thread probe) cannot tell: the
 SYCL runtime keeps worker threads of its own.
 """
 
@@ -53,6 +53,10 @@ LLVM_VERSION = "16"
 APT_DEPS = (f"clang-{LLVM_VERSION} llvm-{LLVM_VERSION}-dev libclang-{LLVM_VERSION}-dev libomp-{LLVM_VERSION}-dev "
             "libboost-context-dev libboost-fiber-dev")
 DEFAULT_TARGETS = "omp"
+# "minimal": the runtime, the OpenMP host backend and the clang plugin, without the generic SSCP JIT compiler, the
+# stdpar compiler and the CPU kernel compiler (CBS), which are most of the build's time (LLVM passes). Jobs use
+# --acpp-targets=omp, whose kernels then run as OpenMP parallel loops (omp.library-only).
+FEATURE_PROFILE = os.environ.get("HPCEVAL_ACPP_PROFILE", "minimal")
 OMPT_SOURCE = INCLUDE_DIR / "hpceval_ompt_tool.c"
 PROBE_FILE = "sycl_ompt.txt"
 INSTALL_HINT = (f"AdaptiveCpp: apt-get install {APT_DEPS} cmake, then python -m hpceval.toolchains.sycl build "
@@ -74,7 +78,7 @@ class AcppBuildError(SourceBuildError):
 
 
 def install_dir() -> Path:
-    return cache_dir() / f"adaptivecpp-{ACPP_VERSION}"
+    return cache_dir() / f"adaptivecpp-{ACPP_VERSION}-{FEATURE_PROFILE}"
 
 
 def cached_acpp() -> Path | None:
@@ -92,6 +96,11 @@ def missing_build_deps() -> list[str]:
              "libboost-fiber-dev": Path("/usr/include/boost/fiber/all.hpp").is_file(),
              "libboost-context-dev": Path("/usr/include/boost/context/fiber.hpp").is_file()}
     return [name for name, ok in needs.items() if not ok]
+
+
+def buildable() -> bool:
+    """Whether a job may build AdaptiveCpp into the cache: not built yet, no forced compiler, the apt parts here."""
+    return not os.environ.get("HPCEVAL_SYCL_CXX") and not cached_acpp() and not missing_build_deps()
 
 
 def tarball_path(download: bool = True) -> Path:
@@ -147,7 +156,7 @@ def build_acpp(jobs: int | None = None, log=None) -> Path:
                          f"-DCLANG_EXECUTABLE_PATH=/usr/bin/clang++-{LLVM_VERSION}",
                          f"-DCMAKE_C_COMPILER=clang-{LLVM_VERSION}", f"-DCMAKE_CXX_COMPILER=clang++-{LLVM_VERSION}",
                          "-DWITH_CUDA_BACKEND=OFF", "-DWITH_ROCM_BACKEND=OFF", "-DWITH_OPENCL_BACKEND=OFF",
-                         "-DWITH_LEVEL_ZERO_BACKEND=OFF", "-DACPP_COMPILER_FEATURE_PROFILE=full"]
+                         "-DWITH_LEVEL_ZERO_BACKEND=OFF", f"-DACPP_COMPILER_FEATURE_PROFILE={FEATURE_PROFILE}"]
             run_steps([configure, ["cmake", "--build", str(work / "build"), "-j", str(jobs)],
                        ["cmake", "--install", str(work / "build")]], f"AdaptiveCpp {ACPP_VERSION}", log=log,
                       error=AcppBuildError)
@@ -178,7 +187,8 @@ def _target_flags(command: list[str] | tuple[str, ...]) -> list[str]:
 
 @cache
 def _probe(command: tuple[str, ...]) -> tuple[bool, bool, str]:
-    """(compiles, runs, message) for a tiny SYCL program built with `command`."""
+    """(compiles, runs, message) for a tiny SYCL program built with `command`; also whether the OMPT tool recorded
+    its parallel_for (`tool_verified`)."""
     with tempfile.TemporaryDirectory(prefix="hpceval-sycl-", dir=scratch.root()) as tmp:
         src = Path(tmp) / "probe.cpp"
         src.write_text(PROBE)
@@ -190,11 +200,27 @@ def _probe(command: tuple[str, ...]) -> tuple[bool, bool, str]:
         if built.returncode != 0:
             text = (built.stderr or built.stdout).strip()
             return False, False, text.splitlines()[0][:200] if text else "probe compile failed"
+        tool = ompt_tool()
+        env = {**os.environ, "OMP_NUM_THREADS": "2", "HPCEVAL_SYCL_PROBE_OUT": str(Path(tmp) / PROBE_FILE)}
+        if tool:
+            env["OMP_TOOL_LIBRARIES"] = str(tool)
         try:
-            ran = subprocess.run([str(Path(tmp) / "probe")], capture_output=True, text=True, timeout=120)
+            ran = subprocess.run([str(Path(tmp) / "probe")], capture_output=True, text=True, timeout=120, env=env)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return True, False, str(exc)
+        record = read_ompt(Path(tmp))
+        _TOOL_VERIFIED[command] = bool(tool and record and record["regions"] > 0)
         return True, ran.returncode == 0, (ran.stderr.strip().splitlines() or [""])[-1][:200]
+
+
+_TOOL_VERIFIED: dict[tuple[str, ...], bool] = {}
+
+
+def tool_verified() -> bool:
+    """Whether the OMPT tool recorded the probe program's parallel_for: only then is a job without a record a
+    job whose OpenMP runtime never started (rather than a tool that did not load)."""
+    found = sycl_compiler()
+    return bool(found and _TOOL_VERIFIED.get(tuple(found[0])))
 
 
 @cache
@@ -205,7 +231,7 @@ def sycl_compiler() -> tuple[list[str], str, bool, str] | None:
         if not compiles:
             continue
         if _is_acpp(command):
-            version = tool_version([command[0], "--acpp-version"], r"Version: *(\S+)").replace(command[0], "AdaptiveCpp")
+            version = tool_version([command[0], "--acpp-version"], r"version: *(\S+)").replace(command[0], "AdaptiveCpp")
         else:
             version = tool_version([command[0], "--version"]) or command[0]
         return command, version, runs, "" if runs else f"the probe program did not run: {message}"
@@ -246,7 +272,7 @@ def read_ompt(workdir: Path) -> dict[str, int] | None:
         parts = line.split()
         if len(parts) == 2 and parts[1].isdigit():
             out[parts[0]] = int(parts[1])
-    return out if "regions" in out else None
+    return {"regions": 0, **out}  # created when libomp started, no parallel region since
 
 
 class Sycl(CompiledToolchain):
@@ -260,7 +286,7 @@ class Sycl(CompiledToolchain):
     def detect(self) -> ToolInfo:
         found = sycl_compiler()
         if found is None:
-            if not cached_acpp() and not missing_build_deps():
+            if buildable():
                 return ToolInfo(True, f"AdaptiveCpp {ACPP_VERSION} (builds on first use, about 5-20 min)")
             tried = ", ".join(" ".join(c) for c in _candidates())
             extra = f" (found {tried}, but a SYCL probe program does not compile with it)" if tried else ""
@@ -275,7 +301,7 @@ class Sycl(CompiledToolchain):
     def compiler_command(self) -> list[str]:
         """The SYCL compiler; builds AdaptiveCpp into the cache first where nothing else is there but it can."""
         found = sycl_compiler()
-        if found is None and not cached_acpp() and not missing_build_deps():
+        if found is None and buildable():
             build_acpp()
             sycl_compiler.cache_clear()
             found = sycl_compiler()
@@ -290,6 +316,11 @@ class Sycl(CompiledToolchain):
         for key in ("ACPP_VISIBILITY_MASK", "ONEAPI_DEVICE_SELECTOR", "SYCL_DEVICE_FILTER", "LD_LIBRARY_PATH"):
             if os.environ.get(key):
                 env[key] = os.environ[key]
+        found = sycl_compiler()
+        if found and _is_acpp(found[0]) and Path(found[0][0]).is_absolute():
+            # the whole install (its etc/ configuration, headers, runtime libraries), not only bin/acpp, must be
+            # visible in the sandbox, which shows the paths named in a job's argv and environment
+            env["HPCEVAL_ACPP_ROOT"] = str(Path(found[0][0]).parent.parent)
         tool = ompt_tool() if self._omp_flow() else None
         if tool:
             env["OMP_TOOL_LIBRARIES"] = str(tool)
@@ -303,16 +334,22 @@ class Sycl(CompiledToolchain):
     def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
         """Did the SYCL runtime run the kernel in an OpenMP team of more than one thread (omp flow only)?"""
         record = read_ompt(workdir)
-        if record is None or not self._omp_flow():
+        tool = ompt_tool() if self._omp_flow() else None
+        if tool is None:
             return None, ""
-        seen = (f"{record['regions']} OpenMP parallel regions of the SYCL omp backend, largest team "
-                f"{record.get('max_team', 0)} threads")
+        if record is None and not tool_verified():
+            return None, ""
+        if record is None:  # the tool opens its record when libomp starts: no record, no OpenMP runtime ran
+            return (f"no SYCL kernel ran on the OpenMP backend in {calls} validation calls (AdaptiveCpp's omp "
+                    "backend was never started: the work was done on the host outside the queue)"), ""
         if record["regions"] == 0:
             return (f"no SYCL parallel_for ran on the OpenMP backend in {calls} validation calls (a single_task, "
                     "or the work done on the host outside the queue)"), ""
-        if record.get("max_team", 0) < 2 <= threads():
-            return f"the SYCL kernel ran on 1 thread ({seen}, OMP_NUM_THREADS={threads()})", ""
-        return None, seen
+        team = record.get("max_team", 0)
+        if team < 2 <= threads():
+            return (f"the SYCL kernel ran on 1 thread: every OpenMP parallel region of the omp backend had a team of "
+                    f"{team} (OMP_NUM_THREADS={threads()})"), ""
+        return None, f"SYCL omp backend: parallel regions ran, largest team {team} threads"
 
 
 TOOLCHAIN = Sycl()

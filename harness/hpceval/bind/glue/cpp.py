@@ -151,6 +151,14 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False) -> str:
         arg = _c_view(pl, spec, f"{tmp}.data()", kokkos)
     elif p.container in ("vector", "template"):
         arg = tmp
+    elif p.container == "pointer2" and pl.rank >= 3 and (p.rank or 0) >= 3:  # double ***u: planes of row pointers
+        d = _dims(role)
+        g.setup.append(f"std::vector<{elem} *> {tmp}_rows = hpceval_rows({tmp}, ({d[0]}) * ({d[1]}), {'*'.join(d[2:])});")
+        g.setup.append(f"std::vector<{elem} **> {tmp}_planes(({d[0]}) + 1, nullptr);")
+        g.setup.append(f"for (long hp_p = 0; hp_p < ({d[0]}); ++hp_p) {tmp}_planes[(size_t)hp_p] = "
+                       f"{tmp}_rows.data() + hp_p * ({d[1]});")
+        arg = f"{tmp}_planes.data()"
+        what.append("as planes of row pointers")
     elif p.container == "pointer2":
         r, c = (pcols, prows) if pl.layout != "natural" else (prows, pcols)
         g.setup.append(f"std::vector<{elem} *> {tmp}_rows = hpceval_rows({tmp}, {r}, {c});")

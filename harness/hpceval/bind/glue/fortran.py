@@ -162,12 +162,14 @@ def _f_array(g: Glue, pl: Plan, spec: KernelSpec) -> str:
     else:
         dims = ",".join(":" for _ in pl.role.shape)
         g.decls.append(f"{ftype}, allocatable :: {tmp}({dims})")
-        if any(pl.pad):
+        if any(pl.pad):  # any rank (x(n), u(n,n,n)): padded extents, the canonical array in its leading section
+            extents = ", ".join("hp_k" if pad else f"size({name}, {d + 1})" for d, pad in enumerate(pl.pad))
+            section = ", ".join(f"1:size({name}, {d + 1})" for d in range(pl.rank))
             g.setup.append(f"if (allocated({tmp})) deallocate({tmp})")
-            g.setup.append(f"allocate({tmp}(hp_k))")
+            g.setup.append(f"allocate({tmp}({extents}))")
             g.setup.append(f"{tmp} = 0")
-            g.setup.append(f"{tmp}(1:size({name})) = {conv(name)}")
-            g.teardown.append(f"{name} = {back_conv(f'{tmp}(1:size({name}))')}")
+            g.setup.append(f"{tmp}({section}) = {conv(name)}")
+            g.teardown.append(f"{name} = {back_conv(f'{tmp}({section})')}")
             what.append("zero-padded")
         else:
             g.setup.append(f"{tmp} = {conv(name)}")

@@ -42,12 +42,14 @@ def _jl_type(type_text: str) -> tuple[str, str | None, bool | None, int | None]:
         elem = m.group(2) or ""
         rank = int(m.group(3)) if m.group(3) else (2 if "Matrix" in m.group(1) else 1 if "Vector" in m.group(1) else None)
         dtype = "float32" if elem == "Float32" else "float64" if elem == "Float64" else None
-        kind = "int" if elem.startswith("Int") else "real"
+        kind = "int" if elem.startswith("Int") else "complex" if elem.startswith("Complex") else "real"
         return kind, dtype, True, rank
     if t in ("Float32", "Float64", "Real", "AbstractFloat", "Number"):
         return "real", {"Float32": "float32", "Float64": "float64"}.get(t), False, 0
     if t in ("Int", "Int32", "Int64", "Integer", "UInt", "UInt32", "UInt64"):
         return "int", None, False, 0
+    if t.startswith("Complex"):
+        return "complex", None, False, 0
     if re.fullmatch(r"[A-Z]\w{0,2}", t):
         return "real_generic", None, None, None
     return "other", None, None, None

@@ -9,6 +9,7 @@ Python-only readings, and the top-level imports and constants that pruning keeps
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import tree_sitter as ts
 
@@ -252,3 +253,91 @@ def _py_item(node: ts.Node, raw: bytes) -> Item:
     uses = idents(node) - defines
     return Item(text=text, start=node.start_byte, end=node.end_byte, kind=kind, defines=defines, uses=uses,
                 error=node.has_error)
+
+
+# ---------------------------------------------------------------------------------------------------- scopes
+
+
+@dataclass
+class PyNames:
+    """What a top-level definition or statement does with names: binds (in its own scope, nested scopes included
+    as an approximation), reads, and mutates (X[i] = ..., X.append(...), X += ... on a name it does not bind)."""
+
+    binds: set[str]
+    reads: set[str]
+    mutates: set[str]
+
+    @property
+    def free(self) -> set[str]:
+        return self.reads - self.binds
+
+
+def _py_targets(node: ts.Node | None) -> set[str]:
+    if node is None:
+        return set()
+    if node.type == "identifier":
+        return {text_of(node)}
+    if node.type in ("pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern", "parenthesized_expression",
+                     "expression_list", "tuple", "list"):
+        return set().union(*(_py_targets(c) for c in node.named_children)) if node.named_children else set()
+    return set()
+
+
+def py_names(code: str) -> dict[int, PyNames]:
+    """PyNames of each top-level item and function of a Python unit, by start byte (that of its decorators)."""
+    root = parser("python").parse(code.encode()).root_node
+    return {child.start_byte: _names_of(child) for child in root.named_children}
+
+
+def _names_of(top: ts.Node) -> PyNames:
+    binds: set[str] = set()
+    reads: set[str] = set()
+    mutates: set[str] = set()
+    declared_global: set[str] = set()
+    for n in walk(top):
+        t = n.type
+        parent = n.parent
+        if t == "identifier":
+            if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == n:
+                continue
+            if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("name") == n:
+                continue
+            reads.add(text_of(n))
+        elif t in ("function_definition", "class_definition"):
+            binds.add(text_of(n.child_by_field_name("name")))
+        elif t in ("parameters", "lambda_parameters"):
+            for c in n.named_children:
+                target = c if c.type == "identifier" else c.child_by_field_name("name") or next(
+                    (g for g in c.named_children if g.type == "identifier"), None)
+                binds |= _py_targets(target)
+        elif t in ("assignment", "augmented_assignment", "for_statement", "for_in_clause"):
+            left = n.child_by_field_name("left")
+            got = _py_targets(left)
+            binds |= got if t != "augmented_assignment" else set()
+            if t == "augmented_assignment" or (left is not None and not got):
+                name = root_name(left) if left is not None else None
+                if name:
+                    mutates.add(name)
+        elif t == "named_expression":
+            binds |= _py_targets(n.child_by_field_name("name"))
+        elif t == "as_pattern":
+            binds |= _py_targets(n.child_by_field_name("alias"))
+            binds |= {text_of(a) for a in n.named_children if a.type == "as_pattern_target"}
+        elif t in ("import_statement", "import_from_statement"):
+            for c in n.named_children:
+                if c.type == "aliased_import":
+                    binds.add(text_of(c.child_by_field_name("alias")))
+                elif c.type == "dotted_name" and (t == "import_statement" or c != n.child_by_field_name("module_name")):
+                    binds.add(text_of(c).split(".")[0])
+        elif t in ("global_statement", "nonlocal_statement"):
+            declared_global |= {text_of(c) for c in n.named_children if c.type == "identifier"}
+        elif t == "call":
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "attribute":
+                name = root_name(fn.child_by_field_name("object"))
+                if name:
+                    mutates.add(name)
+    if top.type in ("function_definition", "decorated_definition", "class_definition"):
+        mutates = (mutates - binds) | (declared_global & binds)  # a global statement makes a local a module name
+        binds -= declared_global
+    return PyNames(binds=binds, reads=reads, mutates=mutates)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# bench/scale_out.py on the lent 16-core machine (device tool, no internet, Python 3.12), results to $OUT.
+#
+# Prepare here (once): the wheels gpu_selftest.sh uses (its header) in .whl/, plus Dask's in .whl/dask/
+# (a subfolder, so gpu_selftest.sh's `.whl/*.whl` does not take them):
+#   python3 -m pip download --only-binary=:all: --python-version 3.12 --implementation cp \
+#     --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 \
+#     --platform any -d .whl/dask "dask[distributed]==2026.8.0" "distributed==2026.8.0"
+# Run (device tool): command "bash bench/scale_out.sh", carry [".whl"]; commit $OUT's files as
+# results/scale_out-<machine>-<date>/ (git add -f). Extra arguments go to bench/scale_out.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/results/scale_out-latest}
+SITE=$ROOT/.gpu-site
+mkdir -p "$OUT" "$SITE"
+chmod 755 "$ROOT" "$SITE" 2>/dev/null || true
+exec > >(tee "$OUT/scale_out.log") 2>&1
+python3 --version; nproc
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl
+fi
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/dask/*.whl
+export PYTHONPATH=$ROOT/harness:$SITE${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONUNBUFFERED=1
+python3 -m hpceval.cli doctor | head -40 || true
+python3 bench/scale_out.py --out "$OUT" "$@"

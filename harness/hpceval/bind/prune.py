@@ -1,0 +1,216 @@
+"""Pruning: the build unit of a bound suggestion is the chosen function and what it needs, nothing else.
+
+LLM completions repeat the function, trail off mid-definition, add a test main that does not compile or a script
+that runs the kernel on random data at import. None of that may break the build of a function that is fine on its
+own, and nothing the function needs may be left behind (a dropped helper is a NameError or link error charged to
+the LLM). So, per language, the unit keeps the function, the helpers it calls (transitively), and the includes,
+imports, types, constants and module-level statements those depend on; Python computes the full transitive closure
+over names (functions, classes, constants, imports, statements that modify a kept value), since a module-level
+constant may itself be computed by a helper.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hpceval.bind.parse import SFunction, Unit, fortran_uses
+from hpceval.bind.parse.python import PyNames, py_names
+
+PY_IMPORTS = {"np": "import numpy as np", "numpy": "import numpy", "numba": "import numba", "nb": "import numba as nb",
+              "math": "import math", "time": "import time", "prange": "from numba import prange",
+              "njit": "from numba import njit", "jit": "from numba import jit", "os": "import os",
+              "vectorize": "from numba import vectorize", "float32": "from numba import float32",
+              "float64": "from numba import float64", "int32": "from numba import int32"}
+
+
+def called_helpers(unit: Unit, fn: SFunction) -> list[SFunction]:
+    """Functions of the unit that fn calls, transitively (first complete definition of each name)."""
+    names: dict[str, SFunction] = {}
+    for f in unit.functions:
+        key = f.name.lower() if unit.lang == "fortran" else f.name
+        if f is fn or f.name == fn.name or f.is_main:
+            continue
+        if key not in names or (names[key].error and not f.error):
+            names[key] = f
+    out: list[SFunction] = []
+    todo = [fn]
+    seen = {fn.name}
+    while todo:
+        cur = todo.pop()
+        calls = {c.lower() if unit.lang == "fortran" else c for c in cur.facts.calls}
+        for c in sorted(calls):
+            h = names.get(c)
+            if h is not None and h.name not in seen:
+                seen.add(h.name)
+                out.append(h)
+                todo.append(h)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------- pruning
+
+
+def _c_prelude(text: str) -> str:
+    lines = ["#include <cmath>", "#include <cstring>", "#include <algorithm>", "#include <vector>"]
+    if re.search(r"\bomp_\w+\s*\(", text) and "omp.h" not in text:
+        lines.append("#include <omp.h>")
+    return "\n".join(lines) + "\n"
+
+
+def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+    helpers = called_helpers(unit, fn)
+    kept_fns = [fn, *helpers]
+    used = set()
+    for f in kept_fns:
+        used |= set(re.findall(r"[A-Za-z_]\w*", f.text))
+    kept_items = []
+    changed = True
+    chosen: set[int] = set()
+    while changed:
+        changed = False
+        for i, it in enumerate(unit.items):
+            if i in chosen or it.error:
+                continue
+            keep = False
+            if it.kind in ("preproc_include", "using_declaration", "preproc_if", "preproc_ifdef"):
+                keep = True
+            elif it.kind == "preproc_call":
+                keep = bool(re.match(r"#\s*pragma\s+(omp\s+(end\s+)?declare|acc\s+routine|once)", it.text))
+            elif it.kind in ("preproc_def", "preproc_function_def", "type_definition", "alias_declaration",
+                             "struct_specifier", "class_specifier", "enum_specifier", "union_specifier",
+                             "declaration", "template_declaration", "namespace_alias_definition"):
+                keep = bool(it.defines & used)
+            if keep:
+                chosen.add(i)
+                kept_items.append(it)
+                used |= it.uses
+                changed = True
+    pieces = [(it.start, it.text) for it in kept_items]
+    for f in kept_fns:
+        text = f.text
+        if f.container and f.container[0] == "namespace" and f.container[1]:
+            text = f"namespace {f.container[1]} {{\n{text}\n}}"
+        pieces.append((f.start, text))
+    pieces.sort(key=lambda p: p[0])
+    body = "\n\n".join(t for _, t in pieces)
+    dropped = _dropped(unit, kept_fns)
+    return _c_prelude(body) + body + "\n", dropped
+
+
+def _dropped(unit: Unit, kept: list[SFunction]) -> list[str]:
+    ids = {id(f) for f in kept}
+    out = []
+    for f in unit.functions:
+        if id(f) not in ids:
+            out.append(f"{f.name}{' (incomplete)' if f.error else ''}")
+    return out
+
+
+def prune_python(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+    """The bound function and the transitive closure of what it needs, in source order.
+
+    A worklist over names: a needed name pulls the function, class, import or assignment that defines it, and that
+    definition's own free names in turn (a constant computed by a helper, `X = helper()`, or a function passed as a
+    value, `np.vectorize(f)`), plus the module-level statements that modify a kept value (`T[0] = ...`,
+    `T.update(...)`). What a test script does (`if __name__ == "__main__":`, calls of the bound function, names the
+    kernel only takes as parameters) is not needed and stays out, so import-time code runs as written only where the
+    kernel depends on it, inside the sandbox like the kernel itself."""
+    names_at = py_names(unit.code)
+    empty = PyNames(set(), set(), set())
+    info = {id(x): names_at.get(x.start, empty) for x in [*unit.functions, *unit.items]}
+    by_name: dict[str, SFunction] = {}
+    for f in unit.functions:  # the last complete definition of a name is the one Python calls
+        if f is not fn and f.name != fn.name and not f.is_main and (f.name not in by_name or not f.error):
+            by_name[f.name] = f
+    kept_fns = [fn]
+    chosen: set[int] = set()
+    needed = set(info[id(fn)].free)
+    values: set[str] = set()  # names bound by kept assignments and classes (mutable module-level values)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(needed):
+            f = by_name.get(name)
+            if f is not None and f not in kept_fns:
+                kept_fns.append(f)
+                needed |= info[id(f)].free
+                changed = True
+        for i, it in enumerate(unit.items):
+            if i in chosen or it.error:
+                continue
+            nm = info[id(it)]
+            if it.kind in ("import_statement", "import_from_statement", "future_import_statement"):
+                keep = bool(it.defines & needed) or "*" in it.defines
+            elif it.kind in ("assignment", "class_definition"):
+                keep = bool(it.defines & needed)
+            else:  # another statement: kept when it binds or modifies what the kernel needs, unless it runs the kernel
+                keep = bool((nm.binds & needed) or (nm.mutates & values)) and not _py_script(it.text, nm, fn)
+            if keep:
+                chosen.add(i)
+                needed |= nm.free | nm.mutates
+                if it.kind in ("assignment", "class_definition"):
+                    values |= it.defines
+                changed = True
+    items = [unit.items[i] for i in sorted(chosen)]
+    defined = set().union(*(it.defines for it in items)) if items else set()
+    defined |= {f.name for f in unit.functions}
+    params = {p.name for f in kept_fns for p in f.params}
+    used = needed | set(re.findall(r"[A-Za-z_]\w*", " ".join(f.result for f in kept_fns)))
+    prelude = [line for name, line in PY_IMPORTS.items() if name in used and name not in defined and name not in params
+               and _py_global_use([*kept_fns, *items], name)]
+    kept_fns.sort(key=lambda f: f.start)
+    pieces = sorted([(it.start, it.text) for it in items] + [(f.start, f.text) for f in kept_fns])
+    body = "\n\n".join(t for _, t in pieces)
+    head = "\n".join(prelude) + ("\n\n" if prelude else "")
+    return head + body + "\n", _dropped(unit, kept_fns) + [f"added `{p}`" for p in prelude]
+
+
+def _py_script(text: str, names: PyNames, fn: SFunction) -> bool:
+    """A module-level statement of a test script: the `__main__` guard, or one that calls the kernel itself."""
+    return "__name__" in names.reads or fn.name in names.reads
+
+
+def _py_global_use(fns: list, name: str) -> bool:
+    """name is used as a module-level name (np.dot, numba.njit, prange(...)) in one of the kept pieces."""
+    return any(re.search(rf"(?<![\w.]){re.escape(name)}\s*[.(]|@\s*{re.escape(name)}\b", f.text) for f in fns)
+
+
+def prune_fortran(unit: Unit, fn: SFunction) -> tuple[str, str, list[str]]:
+    """(source, module holding fn, notes)."""
+    helpers = [h for h in called_helpers(unit, fn) if h.container == fn.container or h.container is None
+               or h.container[0] == "program"]
+    modules = {next(iter(it.defines)): it for it in unit.items if it.kind == "module" and it.defines}
+    needed: list[str] = []
+    todo = list(fortran_uses(fn.text + "".join(h.text for h in helpers)))
+    if fn.container and fn.container[0] == "module":
+        todo += list(modules.get(fn.container[1]).uses if fn.container[1] in modules else [])
+    while todo:
+        name = todo.pop()
+        if name in modules and name not in needed and not (fn.container and fn.container[1] == name):
+            needed.append(name)
+            todo.extend(modules[name].uses)
+    used_modules = [modules[n].text for n in sorted(needed, key=lambda n: modules[n].start)]
+    helpers = [h for h in helpers if not (h.container and h.container[0] == "module" and h.container[1] in needed)]
+    procs = "\n\n".join(f.text for f in sorted([fn, *helpers], key=lambda f: f.start))
+    if fn.container and fn.container[0] == "module" and fn.container[1] in modules:
+        mod = modules[fn.container[1]]
+        head = unit.code.encode()[mod.start:mod.contains_at].decode("utf-8", "replace") if mod.contains_at else ""
+        name = fn.container[1]
+        head = re.sub(r"\bcontains\s*$", "", head.rstrip(), flags=re.IGNORECASE)
+        module_src = f"{head}\ncontains\n{procs}\nend module {name}\n"
+    else:
+        name = "hpceval_kernel"
+        module_src = f"module {name}\ncontains\n{procs}\nend module {name}\n"
+    source = "\n\n".join([*used_modules, module_src])
+    return source, name, _dropped(unit, [fn, *helpers])
+
+
+def prune_julia(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+    helpers = called_helpers(unit, fn)
+    kept = [fn, *helpers]
+    used = set().union(*(f.facts.idents | f.facts.calls for f in kept))
+    items = [it for it in unit.items if not it.error and (it.kind == "import" or it.defines & used)]
+    pieces = sorted([(it.start, it.text) for it in items] + [(f.start, f.text) for f in kept])
+    return "\n\n".join(t for _, t in pieces) + "\n", _dropped(unit, kept)
+
+

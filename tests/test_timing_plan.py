@@ -1,0 +1,186 @@
+"""Unit tests of the validated timing run's parts that need no sandbox and no GPU.
+
+The plan (secret inputs, scaling, the trap call, random warm-ups, full calls), the fingerprint check against the
+reference, the driver record's nonce, the timer-interposition symbol list, the plausibility bound, and the GPU
+probe's attribution of kernels to calls by the drivers' marks (tested on synthetic probe records, so the GPU
+timing logic is covered on machines without a GPU).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from hpceval.cases import timing as T
+from hpceval.cases.generate import make_case
+from hpceval.ceilings import lower_bound
+from hpceval.checks.interposition import defined_symbols, forbidden
+from hpceval.spec import catalog as load_catalog
+from hpceval.toolchains.cuda import ProbeData, read_probe
+from hpceval.toolchains.probe_calls import marked_calls
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.mark.parametrize("kernel, scaled", [("axpy", ("x", "y")), ("gemv", ("A",)), ("gemm", ("A",)),
+                                            ("spmv", ("values",)), ("jacobi", ("u", "unew")), ("cg", ("b", "x"))])
+def test_the_arrays_the_outputs_are_linear_in_are_found(catalog, kernel, scaled):
+    assert T.scalable(catalog.kernels[kernel]) == scaled
+
+
+def test_plan_calls_differ_warmups_random_and_one_trap(catalog):
+    spec = catalog.kernels["gemv"]
+    size = {"m": 64, "n": 48}
+    warmups = set()
+    for seed in range(12):
+        plan = T.make_plan(spec, size, 5, rng=random.Random(seed))
+        warmups.add(plan.warmup)
+        assert 1 <= plan.warmup <= 3 and len(plan.calls) == plan.warmup + 5
+        pairs = [(c.set, c.exp) for c in plan.calls]
+        repeats = [k for k in range(1, len(pairs)) if pairs[k] == pairs[k - 1]]
+        assert len(repeats) == 1 and repeats[0] > plan.warmup  # the trap: one timed call repeats its predecessor
+        assert len(set(pairs)) == len(pairs) - 1  # otherwise every call's inputs are new
+        assert all(pairs[k][0] != pairs[k - 1][0] for k in range(1, len(pairs)) if k not in repeats)
+        assert any(c.full for c in plan.calls[plan.warmup:])
+    assert len(warmups) > 1
+
+
+def test_timing_inputs_are_not_the_default_seeds(catalog):
+    spec = catalog.kernels["axpy"]
+    size = {"n": 1000}
+    plan = T.make_plan(spec, size, 5)
+    default = make_case(spec, size, 20230615).inputs
+    assert not np.array_equal(plan.sets[0]["x"], default["x"])
+    assert not np.array_equal(plan.sets[1]["x"], plan.sets[0]["x"])
+    k = next(i for i, c in enumerate(plan.calls) if c.exp != 0)
+    np.testing.assert_array_equal(plan.inputs(k)["x"],
+                                  plan.sets[plan.calls[k].set]["x"] * np.float32(2.0 ** plan.calls[k].exp))
+
+
+def _record(spec, lang, plan, outputs_of):
+    """A driver record with each call's fingerprints computed from outputs_of(k)."""
+    rec = T.TimingRecord()
+    for k in range(len(plan.calls)):
+        rec.times.append(1e-3)
+        rec.fingerprints.append([T.fingerprint(outputs_of(k)[p.name], lang.array_order)
+                                 for p in spec.outputs if p.is_array])
+    return rec
+
+
+@pytest.mark.parametrize("lang_id", ["cpp", "fortran"])
+def test_fingerprints_pass_the_reference_and_catch_a_stale_call(catalog, tmp_path, lang_id):
+    spec, lang = catalog.kernels["gemv"], catalog.languages[lang_id]
+    plan = T.make_plan(spec, {"m": 300, "n": 200}, 5, rng=random.Random(3))
+    plan.calls = [T.Call(c.set, c.exp, False) for c in plan.calls]  # fingerprints only
+
+    def right(k):
+        return {"y": spec.reference(plan.inputs(k))["y"]}
+
+    assert T.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, right)).ok
+
+    stale = plan.warmup + 2
+
+    def lazy(k):  # the stale call returns the previous call's result
+        return right(k - 1 if k == stale else k)
+
+    result = T.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, lazy))
+    assert not result.ok and result.call == stale
+    assert "call" in result.detail and "fingerprint" in result.detail and "timing size m=300,n=200" in result.detail
+
+
+def test_float_accumulation_at_the_timing_size_fails_the_full_comparison(catalog, tmp_path):
+    spec, lang = catalog.kernels["gemv"], catalog.languages["cpp"]
+    plan = T.make_plan(spec, {"m": 64, "n": 4096}, 5, rng=random.Random(5))
+    k = next(i for i, c in enumerate(plan.calls) if c.full)
+    inputs = plan.inputs(k)
+    single = (inputs["A"].astype(np.float32) @ inputs["x"].astype(np.float32)).astype(np.float64)
+    folder = tmp_path / "c0"
+    folder.mkdir()
+    single.tofile(folder / f"out_y.{k}.bin")
+    got = T.read_call_outputs(tmp_path, spec, lang, plan, k)
+    assert not T._full_check(spec, lang, plan, k, got).ok
+    exact = spec.reference(inputs)["y"]
+    exact.tofile(folder / f"out_y.{k}.bin", )
+    assert T._full_check(spec, lang, plan, k, T.read_call_outputs(tmp_path, spec, lang, plan, k)).ok
+
+
+def test_a_record_without_the_nonce_or_a_times_file_is_tampering(catalog, tmp_path):
+    spec = catalog.kernels["axpy"]
+    plan = T.make_plan(spec, {"n": 100}, 5, rng=random.Random(1))
+    (tmp_path / "c0").mkdir()
+    lines = ["hpceval-timing forged"] + [f"call {k} 1e-9 0.0" for k in range(len(plan.calls))] + ["end forged"]
+    (tmp_path / "c0" / "timing.txt").write_text("\n".join(lines) + "\n")
+    assert "nonce" in T.read_record(tmp_path, plan).problem
+    lines[0], lines[-1] = f"hpceval-timing {plan.nonce}", f"end {plan.nonce}"
+    (tmp_path / "c0" / "timing.txt").write_text("\n".join(lines) + "\n")
+    assert T.read_record(tmp_path, plan).problem is None
+    (tmp_path / "c0" / "times.txt").write_text("1e-9\n")
+    assert "times.txt" in T.read_record(tmp_path, plan).problem
+
+
+def test_timer_interposition_symbols():
+    nm = """0000000000001139 T main
+0000000000001200 T clock_gettime
+0000000000004010 B time
+0000000000001300 W _ZNSt6vectorIdSaIdEE9push_backERKd
+0000000000001400 T libcudart_static_0056bd
+0000000000001500 T cudaDeviceSynchronize
+0000000000001600 T hpceval_rt_now_ns
+"""
+    symbols = defined_symbols(nm)
+    assert forbidden(symbols) == "clock_gettime"  # the data symbol `time` is no function: not listed
+    assert forbidden([s for s in symbols if s[1] != "clock_gettime"], own=frozenset({"hpceval_rt_now_ns"})) is None
+    assert forbidden([("T", "omp_get_wtime"), ("T", "cuptiActivityGetNextRecord")]) == "omp_get_wtime"
+
+
+def test_the_lower_bound_uses_bytes_and_flops(monkeypatch):
+    from hpceval import ceilings
+
+    monkeypatch.setattr(ceilings, "cpu_ceilings", lambda: ceilings.Ceilings(100.0, 1000.0, "test"))
+    bound = lower_bound(flops=2e9, nbytes=1e9, dtype="float64", device="cpu")
+    assert bound.seconds == pytest.approx(max(1e9 / 100e9, 2e9 / 1000e9) / ceilings.SAFETY["cpu"])
+    assert lower_bound(2e9, 1e3, "float32", "cpu").seconds == pytest.approx(2e9 / 2000e9 / ceilings.SAFETY["cpu"])
+
+
+def _probe(marks, kernels, nonce="n1"):
+    data = ProbeData()
+    data.nonces = [nonce]
+    data.marks = [(c, p, t) for c, (a, b) in enumerate(marks) for p, t in ((0, a), (1, b))]
+    data.kernels = [(a, b, "k") for a, b in kernels]
+    return data
+
+
+def test_gpu_kernels_are_attributed_to_calls_by_the_marks():
+    data = _probe([(100, 200), (300, 400), (500, 600)], [(110, 150), (310, 330), (340, 360), (510, 590)])
+    times, how = marked_calls(data, calls=3, warmup=1)
+    assert times == pytest.approx([40e-9, 80e-9]) and "marks" in how
+    assert marked_calls(_probe([(100, 200)], []), calls=2, warmup=1) is None  # a call not marked: not this way
+
+
+def test_gpu_work_after_a_call_returned_is_seen():
+    data = _probe([(100, 200), (300, 400)], [(110, 150), (150, 20_000)])  # the second kernel outlives call 0
+    times, how = marked_calls(data, calls=2, warmup=1)
+    assert times == [] and how.startswith("outside calls:")
+
+
+def test_gpu_probe_record_nonce_and_default_name(tmp_path):
+    from hpceval.toolchains.cuda import CudaToolchain
+
+    tool = CudaToolchain()
+    tool.probe_active = lambda model, code="": True
+    (tmp_path / "gpu_probe-x.txt").write_text("hpceval-probe 1 right\nM 0 0 100\nM 0 1 200\nK 110 150 k\n")
+    assert read_probe(tmp_path, remove=False, name="gpu_probe-x.txt").marks == [(0, 0, 100), (0, 1, 200)]
+    times, how = tool.kernel_times(tmp_path, None, 1, 0, probe_file="gpu_probe-x.txt", nonce="other")
+    assert times == [] and "nonce" in how and "tampering" in how
+    (tmp_path / "gpu_probe-x.txt").write_text("hpceval-probe 1 right\nM 0 0 100\nM 0 1 200\nK 110 150 k\n")
+    times, how = tool.kernel_times(tmp_path, None, 1, 0, probe_file="gpu_probe-x.txt", nonce="right")
+    assert times == pytest.approx([40e-9])
+    (tmp_path / "gpu_probe.txt").write_text("hpceval-probe 1\nK 1 2 k\n")  # written by the job itself
+    (tmp_path / "gpu_probe-x.txt").write_text("hpceval-probe 1 right\nM 0 0 100\nM 0 1 200\nK 110 150 k\n")
+    times, how = tool.kernel_times(tmp_path, None, 1, 0, probe_file="gpu_probe-x.txt", nonce="right")
+    assert times == [] and "tampering" in how
