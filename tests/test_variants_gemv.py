@@ -16,6 +16,13 @@ def f(name: str, sig: str, decl: str, inner: str) -> str:
             f"  y(i) = 0.0d0\n  do j = 1, n\n   {inner}\n  end do\n end do\nend subroutine\n")
 
 
+# a flat matrix subscript whose stride names an axis: the other axis is contradicted by the suggestion's own use
+FLAT_F = ("subroutine gemv(m, n, a, x, y)\n integer :: m, n, i, j\n real(8) :: a(*), x(n), y(m)\n!$omp parallel do private(j)\n"
+          " do i = 1, m\n  y(i) = 0.0d0\n  do j = 1, n\n   y(i) = y(i) + a((i-1)*STRIDE + j) * x(j)\n  end do\n end do\n"
+          "end subroutine\n")
+FLAT_PY = ("import numba\n@numba.njit(parallel=True)\ndef gemv(m, n, A, x, y):\n    for i in numba.prange(m):\n        s = 0.0\n"
+           "        for j in range(n):\n            s += A[SUB] * x[j]\n        y[i] = s\n")
+
 CASES = [
     ("cpp-canonical", "cpp-openmp", "void gemv(int m, int n, const double *A, const double *x, double *y) {\n" + ROWS + "y[i] = s; } }", "canonical", "correct"),
     ("cpp-n-is-rows", "cpp-openmp", "void matvec(int n, int m, const double *A, const double *x, double *y) {\n#pragma omp parallel for\nfor (int i = 0; i < n; i++) { double s = 0; for (int j = 0; j < m; j++) s += A[i*m+j] * x[j]; y[i] = s; } }", "canonical", "correct"),
@@ -23,7 +30,12 @@ CASES = [
     ("cpp-square", "cpp-openmp", "void gemv(int N, const double *A, const double *x, double *y) {\n#pragma omp parallel for\nfor (int i = 0; i < N; i++) { double s = 0; for (int j = 0; j < N; j++) s += A[i*N+j] * x[j]; y[i] = s; } }", "square", None),
     ("cpp-alpha-beta", "cpp-openmp", "void dgemv(int m, int n, double alpha, const double *A, const double *x, double beta, double *y) {\n" + ROWS + "y[i] = alpha * s + beta * y[i]; } }", "alpha_beta", "correct"),
     ("cpp-ignores-beta", "cpp-openmp", "void dgemv(int m, int n, double alpha, const double *A, const double *x, double beta, double *y) {\n" + ROWS + "y[i] = alpha * s; } }", "alpha_beta", "wrong_result"),
-    ("cpp-column-major-read", "cpp-openmp", "void gemv(int m, int n, const double *A, const double *x, double *y) {\n#pragma omp parallel for\nfor (int i = 0; i < m; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[i*m+j] * x[j]; y[i] = s; } }", "", "runtime_error"),
+    ("cpp-column-major-read", "cpp-openmp", "void gemv(int m, int n, const double *A, const double *x, double *y) {\n#pragma omp parallel for\nfor (int i = 0; i < m; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[i*m+j] * x[j]; y[i] = s; } }", "contradicted", "unbindable"),
+    ("cpp-column-major-correct", "cpp-openmp", "void gemv(int m, int n, const double *A, const double *x, double *y) {\n#pragma omp parallel for\nfor (int i = 0; i < m; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[j*m+i] * x[j]; y[i] = s; } }", "transposed", "correct"),
+    ("f-flat-stride-contradicted", "fortran-openmp", FLAT_F.replace("STRIDE", "m"), "m is the stride", "unbindable"),
+    ("f-flat-row-major", "fortran-openmp", FLAT_F.replace("STRIDE", "n"), "transposed", "correct"),
+    ("py-flat-stride-contradicted", "python-numba", FLAT_PY.replace("SUB", "i*m + j"), "m is the stride", "unbindable"),
+    ("py-flat-column-major", "python-numba", FLAT_PY.replace("SUB", "j*m + i"), "transposed", "correct"),
     ("cpp-missing-helper", "cpp-openmp", "void gemv(int m, int n, const double *A, const double *x, double *y) {\n#pragma omp parallel for\nfor (int i = 0; i < m; i++) y[i] = row_dot(A + i*n, x, n); }", "row_dot", "incomplete"),
     ("cpp-cut-off", "cpp-openmp", "void gemv(int m, int n, const double *A, const double *x, double *y) {\n#pragma omp parallel for\nfor (int i = 0; i < m; i++) {\n  double s = 0;", "", "incomplete"),
     ("cpp-complex", "cpp-openmp", "#include <complex>\nvoid zgemv(int m, int n, const std::complex<double> *A, const std::complex<double> *x, std::complex<double> *y) {\nfor (int i = 0; i < m; i++) { y[i] = 0; for (int j = 0; j < n; j++) y[i] += A[i*n+j] * x[j]; } }", "complex", "unbindable"),

@@ -122,7 +122,8 @@ def graded_spec(spec: KernelSpec, binding: Binding) -> KernelSpec:
         update["tolerance"] = spec.tolerance.model_copy(update={"reduction": str(reduction)})
     sizes = next((d["sizes"] for d in declared if d.get("sizes")), None)
     if "square" in binding.variant.split("+"):  # one size for all: graded on the square's own cases where given
-        sizes = _load(str(spec.folder)).get("square", {}).get("validation") or sizes
+        cubes = [s for s in sizes or [] if len({v for k, v in s.items() if k in kr.square}) == 1]  # the variant's own
+        sizes = cubes or _load(str(spec.folder)).get("square", {}).get("validation") or sizes
     if sizes:
         update["sizes"] = spec.sizes.model_copy(update={"validation": [dict(s) for s in sizes]})
     check = next((d["check"] for d in declared if d.get("check")), "")

@@ -24,8 +24,11 @@ from dataclasses import dataclass, field
 
 from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
-from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant
+from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant, structure_problem
 
+# a flat subscript's stride (A[i*n + j]: n) is the extent of the minor axis; a mapping that gives it the other axis
+# reads past the matrix (a crash charged to the suggestion) and is never used (find_mapping)
+STRIDE_AGAINST = "is the stride of"
 UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "array": "a std::array",
                           "span": "a std::span", "array2d": "a fixed-extent 2-D array"}
 
@@ -275,7 +278,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
                             s += check(sz, e_minor, 1.0, f"bounds the column loop ({v}) of {p.name}")
                     for st in strides:
                         if st in sizes_of:
-                            s += check(st, e_minor, 1.5, f"is the stride of {p.name}'s subscript")
+                            s += check(st, e_minor, 1.5, f"{STRIDE_AGAINST} {p.name}'s subscript")
             if best is None or s > best[0]:
                 best = (s, orient, problems[probs_before:])
             del problems[probs_before:]
@@ -424,6 +427,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     runner_up: Mapping | None = None
     reasons: list[str] = []
     pool: list[Mapping] = []
+    contradicted: list[str] = []  # stride contradictions of the mappings set aside (the refusal's evidence)
     count = 0
 
     def complete(assign: dict[int, Role | None], base: float) -> None:
@@ -435,6 +439,8 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 taken |= kr.replaced_by(r.variant)
         assigned_arrays = {r.name: params[pos] for pos, r in assign.items() if r is not None and r.is_array}
         m = Mapping(fn=fn, assign=dict(assign), score=base)
+        if (clash := structure_problem(m.variant.split("+"), kr, fn)) is not None:
+            return reasons.append(clash)
         missing = []
         for r in kr.canonical:
             if r.name in taken:
@@ -476,6 +482,10 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 return
         m.score += ev
         m.notes.extend(problems)
+        stride = [p for p in problems if STRIDE_AGAINST in p]
+        if stride:  # the suggestion's own flat subscript says this size is the other axis: never used
+            contradicted.append(stride[0])
+            return
         # an output read before it is written: the accumulate variant (y += A*x) where the kernel declares one,
         # graded with a random output on entry; never when the suggestion itself declares it intent(out)
         for pos, r in assign.items():
@@ -514,6 +524,9 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             del assign[i]
 
     search(0, {}, set(), 0.0)
+    if best is None and contradicted:
+        raise NoMapping(f"every mapping is contradicted by the suggestion's own subscripts (evidence against: "
+                        f"{_summarize(contradicted)})")
     if best is None:
         reason = _summarize(reasons) or "no consistent assignment of the parameters"
         raise NoMapping(reason)
