@@ -34,7 +34,8 @@ from pathlib import Path
 
 from hpceval.ceilings import GpuTimer, gpu_measure
 
-GPU_MODELS = ["cpp-cuda", "cpp-thrust", "cpp-hip", "cpp-kokkos", "python-cupy", "python-numba", "python-pycuda"]
+GPU_MODELS = ["cpp-cuda", "cpp-thrust", "cpp-hip", "cpp-kokkos", "python-cupy", "python-numba", "python-pycuda",
+              "python-triton"]
 LABEL = {"python-numba": "python-numba (numba.cuda)", "cpp-kokkos": "cpp-kokkos (CUDA)"}
 
 

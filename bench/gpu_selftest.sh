@@ -10,7 +10,8 @@
 #      (.gpu-carry/pykokkos-base-0.0.7.tar.gz), unless a build is carried (.gpu-carry/kokkos-cuda.tar.gz).
 #   4. `hpceval doctor`, then bench/gpu_selftest.py: the mutation self-test (`hpceval selftest`'s run_selftest)
 #      for cpp-cuda, cpp-thrust, cpp-hip, cpp-kokkos (CUDA), python-cupy, python-numba (numba.cuda: the
-#      solutions/python-numba.cuda.py references), python-pycuda, every reference must pass and >= 90% of the
+#      solutions/python-numba.cuda.py references), python-pycuda, python-triton (the machine's PyTorch brings
+#      Triton), every reference must pass and >= 90% of the
 #      mutants of each cell must die; then the performance table (kernel-only GPU time from the CUPTI probe,
 #      against the copy-bandwidth and DGEMM ceilings measured in the same run and cuBLAS/cuSPARSE baselines).
 #
@@ -52,6 +53,7 @@ step "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader || true
 nvcc --version | tail -2
 python3 --version
+python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" || echo "no triton"
 for tool in nvc++ clang++ gfortran hipcc acpp icpx julia; do
   printf '%s: %s\n' "$tool" "$(command -v $tool || echo none)"
 done

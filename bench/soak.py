@@ -6,11 +6,12 @@ process and no directory behind (issue 14). A few hand-picked kill points cannot
 Two commands write into one results directory (two runs of one store): `--llm reference` over some CPU models and
 kernels, and `--llm replay:FILE` whose file holds the automatic mutants of some references (hpceval.mutants), so
 both correct and rejected suggestions are in play. For `--minutes`, one of them (in turn) is started and, after a
-random 1-6 s, killed: SIGKILL to the process, SIGKILL to its process group, or SIGINT (which must stop it within 3 s
-with exit 130). After every stop the soak waits for its jobs and dirs to go (3 s at most) and counts what is left:
-processes whose command line names the soak's folder, anything in the runs' $TMPDIR. Then both commands run
-undisturbed to the end, the same two run once more into a fresh directory (the baseline), and the table compares
-them: rows per run, duplicates, rows without an evaluation, verdicts that differ.
+random 1-8 s (half of the time) or 8 s to --max-wait (40 s), killed: SIGKILL to the process, SIGKILL to its
+process group, or SIGINT (which must stop it within 3 s with exit 130). After every stop the soak waits for its
+jobs and dirs to go (3 s at most) and counts what is left: processes whose command line names the soak's folder,
+anything in the runs' $TMPDIR.
+Then both commands run undisturbed to the end, the same two run once more into a fresh directory (the baseline),
+and the table compares them: rows per run, duplicates, rows without an evaluation, verdicts that differ.
 
     python bench/soak.py                    # 3 minutes
     python bench/soak.py --minutes 30 --models cpp-openmp,fortran-openmp,python-numpy --kernels all
@@ -95,7 +96,8 @@ def disturbed(args, cmds, env, root: Path, tmpdir: Path, rng: random.Random) -> 
                                 start_new_session=True)
         counts["starts"] += 1
         try:
-            proc.wait(timeout=rng.uniform(1.0, 6.0))
+            # half of the signals while it starts up, half while it evaluates (a cold start takes 10-20 s)
+            proc.wait(timeout=rng.uniform(1.0, 8.0) if rng.random() < 0.5 else rng.uniform(8.0, args.max_wait))
             counts["finished before the signal"] += 1
             if proc.returncode:
                 counts[f"exit {proc.returncode} without a signal"] += 1
@@ -161,6 +163,7 @@ def main() -> None:
     parser.add_argument("--mutants", type=int, default=3, help="mutants per reference in the replay run")
     parser.add_argument("--mutant-models", default="cpp-openmp,python-numpy")
     parser.add_argument("--mutant-kernels", default="axpy,gemv")
+    parser.add_argument("--max-wait", type=float, default=40.0, help="longest run before the signal (s)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--keep", action="store_true", help="keep the soak folder")
@@ -177,6 +180,7 @@ def main() -> None:
         started = time.monotonic()
         counts = disturbed(args, commands(args, replay, root / "soak"), env, root, tmpdir, rng)
         soak_s = time.monotonic() - started
+        during = rows(root / "soak")["evaluations"] if (root / "soak" / "results.sqlite").is_file() else 0
         finish(commands(args, replay, root / "soak"), env, "finishing")
         finish(commands(args, replay, root / "baseline"), env, "baseline")
         _, procs, dirs = settle(root, tmpdir)
@@ -198,6 +202,7 @@ def main() -> None:
     print("\n| store | soak | baseline |\n|---|---|---|")
     print(f"| runs | {soak['runs']} | {base['runs']} |")
     print(f"| suggestion rows | {len(soak['by_key'])} | {len(base['by_key'])} |")
+    print(f"| evaluations stored while disturbed | {during} | – |")
     print(f"| evaluations (distinct suggestions) | {soak['evaluations']} | {base['evaluations']} |")
     print(f"| duplicate rows | {soak['duplicates']} | {base['duplicates']} |")
     print(f"| rows without an evaluation | {soak['missing']} | {base['missing']} |")

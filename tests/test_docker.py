@@ -97,7 +97,8 @@ def _env() -> dict[str, str]:
 def test_every_toolchain_has_a_recipe(catalog):
     toolchains = {m.toolchain for m in catalog.models.values()}
     assert toolchains <= set(toolchains_with_recipes()), toolchains - set(toolchains_with_recipes())
-    cpu = {m.toolchain for m in catalog.models.values() if m.device == "cpu"} - {"kokkos", "julia"}
+    # kokkos and sycl build from source into the cache (no offline image yet); julia has no offline route
+    cpu = {m.toolchain for m in catalog.models.values() if m.device == "cpu"} - {"kokkos", "julia", "sycl"}
     assert cpu == set(CPU_TOOLCHAINS)
     assert set(offline_toolchains()) == set(CPU_TOOLCHAINS) == set(OFFLINE_PARENTS)
 

@@ -128,7 +128,9 @@ def measure_cpu(threads: int | None = None) -> dict:
 
 def cpu_ceilings() -> Ceilings:
     """This machine's CPU ceilings, measured once and cached."""
-    with _LOCK:
+    from hpceval.cases.timing import NUMPY_LOCK  # one threaded BLAS caller at a time (see there)
+
+    with _LOCK, NUMPY_LOCK:
         data = _load_cache()
         cpu = data.get("cpu")
         if not cpu:

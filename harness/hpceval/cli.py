@@ -136,6 +136,9 @@ def run(
     timing: Annotated[bool, typer.Option(help="time correct kernels at the timing size")] = True,
     logprobs: Annotated[bool | None, typer.Option("--logprobs/--no-logprobs", help="ask the server for token log-probabilities and rank suggestions by their mean (default: on for OpenAI's API, off for other servers, where they slow generation; off ranks by order)")] = None,
     out: Annotated[Path, typer.Option(help="results directory (rerun the same command to resume)")] = Path("results/run"),
+    rounds: Annotated[int, typer.Option(help="feedback rounds: 1 = one shot; R > 1 asks again, in the same conversation, for each suggestion that is not correct, with the harness's evidence (docs/rounds.md)")] = 1,
+    optimize: Annotated[bool, typer.Option(help="with --rounds: also ask correct suggestions below --optimize-below to be faster")] = False,
+    optimize_below: Annotated[float, typer.Option(help="--optimize threshold: fraction of the roofline (else speedup over the reference solution)")] = 0.5,
 ) -> None:
     """Generate suggestions, evaluate them in the sandbox, store verdicts, export DIR/evaluations.csv."""
     from contextlib import nullcontext
@@ -172,6 +175,9 @@ def run(
                                "timeout": request_timeout, "logprobs": logprobs}  # each backend takes those it knows
     backend = get_backend(llm, **options)
     try:
+        from hpceval.rounds import check_backend  # feedback rounds need a backend that holds a conversation
+
+        check_backend(backend, styles, rounds, optimize, timing)
         note = preflight.check_replay(backend, prompts, n)
         dispatcher = open_dispatcher(executor, scheduler=scheduler, cluster=cluster, cluster_config=cluster_config,
                                      workers=jobs, announce=lambda line: console.print(line, highlight=False))
@@ -180,7 +186,8 @@ def run(
         evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
         config = RunConfig(llm=llm, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
                            styles=styles, hints=hint_list, generation=params, seed=seed, executor=executor,
-                           timing=timing, llm_identity=_identity(backend))
+                           timing=timing, llm_identity=_identity(backend), rounds=rounds, optimize=optimize,
+                           optimize_below=optimize_below)
         if note:
             error(note, label="note:", style="yellow")
         with RunLock(out), dispatcher or nullcontext():  # a Dask cluster is released when the run ends
@@ -192,6 +199,10 @@ def run(
                                                                        dispatcher=dispatcher), RunProgress)
                 frame = store.results(run_id)
                 usage = preflight.usage_lines(store, run_id, before, config.llm_identity.get("model") or llm, prices)
+                if rounds > 1:
+                    from hpceval.report.rounds import round_lines
+
+                    usage += round_lines(store, run_id, config.llm_identity.get("model") or llm, prices)
                 failed, all_failed = preflight.generation_outcome(store, run_id)
             finally:
                 store.close()
@@ -397,6 +408,7 @@ def report(
     ceilings: Annotated[list[Path] | None, typer.Option(help="ceilings.json/.csv with measured GFLOP/s and GB/s per device")] = None,
     baseline: Annotated[list[Path] | None, typer.Option(help="reference run(s) whose timings are the speedup baseline")] = None,
     ks: Annotated[str, typer.Option(help="k values for pass@k and speedup@k, comma-separated")] = "1,3,5,10",
+    price_table: Annotated[Path | None, typer.Option(help="TOML/JSON: model -> {prompt, completion} US$ per million tokens; the cost per feedback round in rounds.csv")] = None,
 ) -> None:
     """Scores (proficiency, pass@k, speedup@k with CIs) -> leaderboard CSVs, HTML page, Markdown, figures."""
     from hpceval.report import build_report
@@ -405,7 +417,11 @@ def report(
         k_values = [int(k) for k in ks.split(",") if k.strip()]
     except ValueError:
         raise UserError(f"--ks takes integers, e.g. 1,3,5,10 (got {ks!r})") from None
-    paths = build_report(runs, out, rubric=rubric, ceilings=ceilings or None, baseline_runs=baseline or (), ks=k_values)
+    from hpceval.llm import load_price_table
+
+    prices = load_price_table(price_table) if price_table else None
+    paths = build_report(runs, out, rubric=rubric, ceilings=ceilings or None, baseline_runs=baseline or (), ks=k_values,
+                         prices=prices)
     for path in paths:
         console.print(str(path), highlight=False)
 

@@ -47,6 +47,9 @@ class Prompt(BaseModel):
     hint: str
     text: str
     stop: list[str] = Field(default_factory=list)
+    # A follow-up of a feedback round (hpceval.rounds): the whole conversation to send, the last message being the
+    # harness's feedback (`text`); empty for a first-round prompt, which is sent as `text` alone.
+    messages: list[dict[str, str]] = Field(default_factory=list)
 
 
 class Suggestion(BaseModel):

@@ -42,9 +42,16 @@ class RunConfig(BaseModel):
     executor: str = "local"
     timing: bool = True
     llm_identity: dict = Field(default_factory=dict)
+    # feedback rounds (hpceval.rounds); hashed only when not the defaults, so one-shot runs keep their ids
+    rounds: int = 1
+    optimize: bool = False
+    optimize_below: float = 0.5
 
     def run_id(self) -> str:
         payload = self.model_dump(mode="json")
+        if self.rounds == 1 and not self.optimize:
+            for name in ("rounds", "optimize", "optimize_below"):
+                payload.pop(name)
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -197,6 +204,10 @@ def run(config: RunConfig, catalog: Catalog, store: Store, backend: LLMBackend, 
     store.add_prompts(run_id, prompts)
     generate_missing(store, run_id, prompts, backend, config.generation, progress, catalog)
     evaluate_pending(store, run_id, catalog, prompts, evaluator, jobs, progress, dispatcher)
+    if config.rounds > 1:  # repair / optimisation rounds: follow-ups in the same conversation (hpceval.rounds)
+        from hpceval.rounds import run_rounds
+
+        run_rounds(config, catalog, store, backend, evaluator, jobs, progress, dispatcher, prompts, run_id)
     store.export_csv()  # every run of the store: a CSV that named only the last one would drop rows
     return run_id
 

@@ -6,7 +6,7 @@ Layout inside a job's work dir (the driver of every language reads and writes ex
     <dir>/scalars.txt      the scalar parameters, one per line, in canonical order
     <dir>/<name>.bin       each array parameter, raw, in the language's array order and index base
     <dir>/out_<name>.bin   written by the driver: every array after the call (inputs too, to catch clobbering)
-    <dir>/times.txt        written by the driver: seconds per timed call, one per line
+    <dir>/timing.txt       the timing run's record, and its plan and input sets: cases/timing.py
     <dir>/threads.txt      written by a thread-probing driver (DriverHooks.thread_probe): the most threads seen
                            running the kernel in this case's calls (first token), then how that was seen (free text)
 

@@ -36,6 +36,7 @@ import os
 import random
 import secrets
 import stat
+import threading
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -62,6 +63,9 @@ EXPONENTS = tuple(range(-8, 9))
 FULL_BYTES = 48 * 2**20  # every call's outputs are compared in full when together they fit in this
 FULL_SUBSET = 2  # else this many timed calls (chosen at random when the plan is made), at least one per set
 CUSTOM_RTOL = 1e-5  # fingerprint agreement of calls on the same set for kernels graded by their own check (CG)
+# One timing run's references and comparisons at a time per process: OpenBLAS's threaded DGEMM deadlocks when two
+# Python threads (concurrent jobs) call it at once (seen at 384^3: both callers wait on its level-3 lock forever).
+NUMPY_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,11 @@ def scalable(spec: KernelSpec) -> tuple[str, ...]:
     key = _spec_key(spec)
     if key in _SCALABLE:
         return _SCALABLE[key]
+    with NUMPY_LOCK:
+        return _scalable(spec, key)
+
+
+def _scalable(spec: KernelSpec, key: tuple) -> tuple[str, ...]:
     found: tuple[str, ...] = ()
     case = _small_case(spec)
     if case is not None:
@@ -415,6 +424,11 @@ def _set_reference(spec: KernelSpec, lang: Language, plan: TimingPlan, s: int) -
 
 def check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:
     """Every call of the run: full ones against the reference with the validation tolerance, all by fingerprint."""
+    with NUMPY_LOCK:
+        return _check_calls(workdir, spec, lang, plan, record)
+
+
+def _check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:
     outputs = [p for p in spec.outputs if p.is_array]
     custom = spec.custom_check is not None
     worst, full_count = 0.0, 0

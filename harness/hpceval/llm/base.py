@@ -91,6 +91,8 @@ def request_key(endpoint: str, model: str, prompt: Prompt, params: GenerationPar
     payload = {"endpoint": endpoint, "model": model, "style": prompt.style, "language": prompt.language,
                "prompt": prompt.text, "temperature": params.temperature, "top_p": params.top_p,
                "max_tokens": params.max_tokens, "seed": params.seed, "stop": stop}
+    if prompt.messages:  # a feedback round: the conversation is the request (first-round keys are unchanged)
+        payload["messages"] = prompt.messages
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

@@ -205,6 +205,8 @@ class OpenAICompatBackend:
     def _api_for(self, prompt: Prompt) -> str:
         if self.api != "auto":
             return self.api
+        if prompt.messages:  # a conversation (feedback rounds) needs the chat API
+            return "chat"
         if prompt.style == "paper" and self._completions_ok is not False:
             return "completions"
         return "chat"
@@ -232,6 +234,8 @@ class OpenAICompatBackend:
 
     @staticmethod
     def _messages(prompt: Prompt) -> list[dict[str, str]]:
+        if prompt.messages:  # a feedback round (hpceval.rounds): the conversation so far and the feedback
+            return [dict(m) for m in prompt.messages]
         if prompt.style == "paper":
             fence = {"cpp": "cpp", "fortran": "fortran", "python": "python", "julia": "julia"}.get(prompt.language, "")
             return [{"role": "system", "content": PAPER_SYSTEM},

@@ -78,6 +78,7 @@ class ReplayBackend:
     def plan_match(self, prompts: list[Prompt], n: int) -> tuple[int, str]:
         """(records the run will use, one line about those it will not: unmatched and why, beyond -n; or "")."""
         planned = {p.prompt_id for p in prompts}
+        planned |= {pid for pid in self.records if pid.split("#r")[0] in planned}  # follow-ups of feedback rounds
         n = max(1, n)
         total = sum(map(len, self.records.values()))
         used = sum(min(len(r), n) for pid, r in self.records.items() if pid in planned)

@@ -170,12 +170,38 @@ def figure_verdicts(scores: Scores):
     return fig
 
 
+def figure_rounds(scores: Scores):
+    """Metric vs feedback round per LLM x programming model: pass@1, proficiency and speedup@1 after r rounds."""
+    curves = scores.round_curves
+    if curves.empty or "round" not in curves or curves["round"].max() <= 1:
+        return None
+    k = scores.ks[0]
+    metrics = [(f"pass_at_{k}", f"pass@{k}"), ("proficiency", "proficiency"), (f"speedup_at_{k}", f"speedup@{k}")]
+    metrics = [(col, label) for col, label in metrics if col in curves and curves[col].notna().any()]
+    fig = _figure(4.0 * len(metrics), 3.4)
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    for ax, (col, label) in zip(axes, metrics, strict=True):
+        for (llm, model), g in curves.groupby(["llm", "model"], sort=True):
+            g = g.sort_values("round")
+            ax.plot(g["round"], g[col], marker="o", label=f"{llm} · {model}")
+        ax.set_xlabel("round")
+        ax.set_ylabel(f"{label} after r rounds")
+        ax.set_xticks(sorted(curves["round"].unique()))
+        if col != f"speedup_at_{k}":
+            ax.set_ylim(-0.02, 1.02)
+    axes[0].legend(fontsize=7, loc="best")
+    return fig
+
+
 def figures(scores: Scores) -> dict[str, Any]:
     """All report figures by file stem."""
     out = {f"heatmap_{_slug(llm)}": figure_heatmap(scores, llm) for llm in sorted(scores.leaderboard["llm"].unique())}
     out["pass_at_k"] = figure_pass_at_k(scores)
     out["speedup"] = figure_speedups(scores)
     out["verdicts"] = figure_verdicts(scores)
+    rounds = figure_rounds(scores)
+    if rounds is not None:
+        out["rounds"] = rounds
     return out
 
 

@@ -97,6 +97,20 @@ def _table_rows(frame: pd.DataFrame, cols: list[tuple[str, str, str]]) -> list[l
     return rows
 
 
+def _round_columns(scores: Scores) -> list[tuple[str, str, str]]:
+    """Columns of the per-round table, or none when every run is one-shot."""
+    curves = scores.round_curves
+    if curves.empty or "round" not in curves or curves["round"].max() <= 1:
+        return []
+    cols = [("LLM", "llm", "text"), ("model", "model", "text"), ("round", "round", "int"),
+            ("prompts", "prompts", "int"), ("proficiency", "proficiency", "num")]
+    cols += [(f"pass@{k}", f"pass_at_{k}", "num") for k in scores.ks if curves[f"pass_at_{k}"].notna().any()]
+    cols += [(f"speedup@{k}", f"speedup_at_{k}", "num") for k in scores.ks[:1] if curves[f"speedup_at_{k}"].notna().any()]
+    cols += [("requests", "requests", "int"), ("prompt tokens", "prompt_tokens", "int"),
+             ("completion tokens", "completion_tokens", "int"), ("cost $", "cost_usd", "num")]
+    return cols
+
+
 def _markdown_table(headers: list[str], rows: list[list[str]]) -> str:
     def esc(s: str) -> str:
         return s.replace("|", "\\|")
@@ -107,6 +121,7 @@ def _markdown_table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 SAMPLE_COLUMNS = ["llm", "llm_spec", "run_id", "language", "model", "kernel", "style", "hint", "prompt_id", "rank",
+                  "round", "root_prompt_id", "chain",
                   "verdict", "evidence", "max_rel_error", "failed_size", "time_median_s", "gflops", "gbytes_per_s",
                   "timing_implausible", "device", "baseline_time_s", "speedup", "peak_gflops", "peak_gbytes_per_s",
                   "compute_efficiency", "bandwidth_efficiency", "roofline_efficiency", "variant", "toolchain",
@@ -115,19 +130,20 @@ SAMPLE_COLUMNS = ["llm", "llm_spec", "run_id", "language", "model", "kernel", "s
 
 def build_report(runs: list[Path], out: Path, *, rubric: str | Path | Rubric | None = None,
                  ceilings: str | Path | Sequence[str | Path] | None = None, baseline_runs: Iterable[Path] = (),
-                 ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0) -> list[Path]:
+                 ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0, prices: dict | None = None) -> list[Path]:
     """Write the leaderboard CSVs, index.html, summary.md and figures/*.png into `out`; return their paths."""
     runs = [Path(r) for r in runs]
     out = Path(out)
     scores = score(runs, rubric=rubric, ceilings=ceilings, baseline_runs=baseline_runs, ks=ks, n_boot=n_boot,
-                   seed=seed)
+                   seed=seed, prices=prices)
     out.mkdir(parents=True, exist_ok=True)
     fig_dir = out / "figures"
     if fig_dir.is_dir():
         shutil.rmtree(fig_dir)
     fig_dir.mkdir()
     written: list[Path] = []
-    tables = {"leaderboard.csv": scores.leaderboard, "summary.csv": scores.summary, "prompts.csv": scores.prompts,
+    tables = {"leaderboard.csv": scores.leaderboard_rounds, "summary.csv": scores.summary_rounds,
+              "prompts.csv": scores.prompts_rounds, "rounds.csv": scores.round_curves,
               "verdicts.csv": scores.verdicts, "comparisons.csv": scores.comparisons,
               "suggestions.csv": with_schema(scores.samples.reindex(columns=SAMPLE_COLUMNS)),
               "pass_at_k.csv": with_schema(scores.curves), "runs.csv": scores.runs}
@@ -172,6 +188,11 @@ def _write_markdown(scores: Scores, out: Path, fig_paths: dict[str, Path], manif
                                   [[r.llm_a, r.llm_b, r.metric, str(r.prompts), _fmt(r.mean_a), _fmt(r.mean_b),
                                     f"{_fmt(r.diff)} [{_fmt(r.diff_lo)}, {_fmt(r.diff_hi)}]", _p(r.p_value),
                                     f"{r.wins_a}/{r.ties}/{r.wins_b}"] for r in comp.itertuples()]), ""]
+    cols = _round_columns(scores)
+    if cols:
+        rows = [[c[0] for c in row] for row in _table_rows(scores.round_curves, cols)]
+        lines += ["## Per feedback round", "", "Metrics after r rounds (each chain's best suggestion so far); requests "
+                  "and tokens of round r (rounds.csv).", "", _markdown_table([c[0] for c in cols], rows), ""]
     lines += ["## Figures", ""]
     lines += [f"![{stem}]({p.relative_to(out).as_posix()})" for stem, p in fig_paths.items()]
     lines += ["", "## Definitions", "",
@@ -202,6 +223,11 @@ def _write_html(scores: Scores, out: Path, fig_paths: dict[str, Path], manifest:
         kinds = ["text" if kind == "text" else "num" for _, _, kind in cols]
         tables.append({"id": tid, "title": title, "headers": list(zip([c[0] for c in cols], kinds, strict=True)),
                        "rows": _table_rows(frame, cols) if not frame.empty else []})
+    cols = _round_columns(scores)
+    if cols:
+        tables.append({"id": "rounds", "title": "Per feedback round (metric after r rounds; spend of round r)",
+                       "headers": [(c[0], "text" if c[2] == "text" else "num") for c in cols],
+                       "rows": _table_rows(scores.round_curves, cols)})
     comp = scores.comparisons
     comparisons = [{"a": r.llm_a, "b": r.llm_b, "model": r.model, "metric": r.metric, "prompts": r.prompts,
                     "mean_a": _fmt(r.mean_a), "mean_b": _fmt(r.mean_b),

@@ -30,9 +30,10 @@ from hpceval.metrics import (
     roofline_efficiency,
     speedup_at_k,
 )
+from hpceval.report import rounds as per_round
 from hpceval.report.load import ReportError, discover_ceilings, load_ceilings, load_results, load_runs
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: `round` column (feedback rounds), rounds.csv
 KS = (1, 5, 10)
 GROUP_KEYS = ["llm", "language", "model", "kernel"]
 SUMMARY_KEYS = ["llm", "language", "model"]
@@ -82,6 +83,12 @@ class Scores:
     ceilings: pd.DataFrame
     ks: tuple[int, ...]
     notes: list[str] = field(default_factory=list)
+    # feedback rounds (report/rounds.py): the tables above after r rounds, r = 1..R, with a `round` column; the
+    # tables above are round 1 (one shot), so runs with and without rounds compare there
+    leaderboard_rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
+    summary_rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
+    prompts_rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
+    round_curves: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def infra_errors(self) -> int:
@@ -247,8 +254,11 @@ def compare_llms(prompts: pd.DataFrame, metrics: Sequence[str] = ("proficiency",
 
 def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str | Path | None = None,
           ceilings: str | Path | Sequence[str | Path] | None = None, baseline_runs: Iterable[str | Path] = (),
-          ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0) -> Scores:
-    """Score results (a load_results frame or results directories) into the report's tables."""
+          ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0, prices: dict | None = None) -> Scores:
+    """Score results (a load_results frame or results directories) into the report's tables.
+
+    prices (hpceval.llm.load_price_table): the cost of each feedback round in rounds.csv.
+    """
     paths: list[Path] = []
     if isinstance(results, pd.DataFrame):
         frame = results
@@ -280,20 +290,39 @@ def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str 
     if implausible:
         notes.append(f"{implausible} correct suggestion(s) reported a time below the machine's physical lower bound "
                      "(timing_implausible): left out of every speed metric (speedups, GB/s, GFLOP/s, efficiencies).")
-    prompts = prompt_scores(samples, rubric, ks)
-    leaderboard = _aggregate(samples, prompts, GROUP_KEYS, ks, n_boot, seed)
-    summary = _aggregate(samples, prompts, SUMMARY_KEYS, ks, n_boot, seed)
-    verdicts = (samples.groupby(GROUP_KEYS + ["verdict"]).size().rename("count").reset_index()
-                if not samples.empty else pd.DataFrame(columns=GROUP_KEYS + ["verdict", "count"]))
-    verdicts.insert(0, "schema_version", SCHEMA_VERSION)
+    samples = per_round.annotate(samples)
     runs = load_runs(paths) if paths else pd.DataFrame(columns=["run_id"])
+    staged = per_round.by_round(samples, per_round.run_rounds(samples, runs))
+    first = staged[0][1] if staged else samples  # the chains after round 1: each prompt's one-shot suggestions
+    prompts = prompt_scores(first, rubric, ks)
+    leaderboard = _aggregate(first, prompts, GROUP_KEYS, ks, n_boot, seed)
+    summary = _aggregate(first, prompts, SUMMARY_KEYS, ks, n_boot, seed)
+    by_round = {"prompts": [], "leaderboard": [], "summary": []}
+    for r, chains in staged:
+        p = prompts if r == 1 else prompt_scores(chains, rubric, ks)
+        tables = {"prompts": p, "leaderboard": leaderboard if r == 1 else _aggregate(chains, p, GROUP_KEYS, ks, n_boot,
+                                                                                        seed),
+                  "summary": summary if r == 1 else _aggregate(chains, p, SUMMARY_KEYS, ks, n_boot, seed)}
+        for name, table in tables.items():
+            table = table.copy()
+            table.insert(1 if "schema_version" in table else 0, "round", r)
+            by_round[name].append(table)
+    rounds = {name: pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+              for name, parts in by_round.items()}
+    leaderboard, summary = by_round["leaderboard"][0], by_round["summary"][0]
+    verdicts = (samples.groupby(GROUP_KEYS + ["round", "verdict"]).size().rename("count").reset_index()
+                if not samples.empty else pd.DataFrame(columns=GROUP_KEYS + ["round", "verdict", "count"]))
+    verdicts.insert(0, "schema_version", SCHEMA_VERSION)
     runs = _run_counts(runs, samples)
     if prompts.empty:
         notes.append("No scored suggestion in these runs.")
     return Scores(samples=samples, prompts=with_schema(prompts), leaderboard=leaderboard, summary=summary,
                   verdicts=verdicts, comparisons=compare_llms(prompts, n_boot=n_boot, seed=seed),
-                  curves=pass_at_k_curves(prompts, samples), runs=runs, rubric=rubric, baseline=baseline,
-                  ceilings=ceil, ks=ks, notes=notes)
+                  curves=pass_at_k_curves(prompts, first), runs=runs, rubric=rubric, baseline=baseline,
+                  ceilings=ceil, ks=ks, notes=notes, leaderboard_rounds=rounds["leaderboard"],
+                  summary_rounds=rounds["summary"], prompts_rounds=with_schema(rounds["prompts"]),
+                  round_curves=with_schema(per_round.curves(rounds["prompts"], per_round.load_usage(paths), runs, ks,
+                                                                   prices)))
 
 
 def with_schema(frame: pd.DataFrame) -> pd.DataFrame:

@@ -54,6 +54,7 @@ from hpceval.toolchains.cuda import (
     nvidia_gpu,
     probe_env,
 )
+from hpceval.toolchains.source_build import SourceBuildError, finish_install, is_complete, run_steps
 
 KOKKOS_VERSION = "3.4.01"
 SDIST_NAME = "pykokkos-base-0.0.7.tar.gz"
@@ -67,7 +68,7 @@ DEVICE_SPACE = {"cuda": "Cuda", "openmp": "OpenMP"}
 BUILD_HINT = "python -m hpceval.toolchains.kokkos build {backend}  (needs cmake, g++, and PyPI or $HPCEVAL_KOKKOS_SDIST)"
 
 
-class KokkosBuildError(RuntimeError):
+class KokkosBuildError(SourceBuildError):
     pass
 
 
@@ -78,7 +79,7 @@ def install_dir(backend: str) -> Path:
 
 
 def _installed(backend: str) -> bool:
-    return (install_dir(backend) / ".complete").is_file()
+    return is_complete(install_dir(backend))
 
 
 def sdist_path(download: bool = True) -> Path | None:
@@ -177,18 +178,10 @@ def build_kokkos(backend: str, jobs: int | None = None, log=None) -> Path:
                          f"-DCUDA_cuda_driver_LIBRARY={_libcuda_stub(work)}"]
                 if root:
                     args.append(f"-DCUDAToolkit_ROOT={root}")
-            for step in (args, ["cmake", "--build", str(work / "build"), "-j", str(jobs)],
-                         ["cmake", "--install", str(work / "build")]):
-                result = subprocess.run(step, capture_output=True, text=True, env=env, timeout=3600)
-                if log:
-                    log.write(result.stdout + result.stderr)
-                if result.returncode != 0:
-                    tail = (result.stdout + result.stderr)[-2000:]
-                    raise KokkosBuildError(f"Kokkos {backend} build failed at `{' '.join(step[:3])}`:\n{tail}")
-        for path in [target, *target.rglob("*")]:  # readable by the sandbox user
-            path.chmod(path.stat().st_mode | 0o755 if path.is_dir() or os.access(path, os.X_OK) else
-                       path.stat().st_mode | 0o644)
-        (target / ".complete").write_text(KOKKOS_VERSION + "\n")
+            run_steps([args, ["cmake", "--build", str(work / "build"), "-j", str(jobs)],
+                       ["cmake", "--install", str(work / "build")]], f"Kokkos {backend}", env=env, log=log,
+                      error=KokkosBuildError)
+        finish_install(target, KOKKOS_VERSION)
     return target
 
 

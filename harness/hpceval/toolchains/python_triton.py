@@ -32,7 +32,8 @@ from hpceval.toolchains.cuda import NO_GPU_NOTE, nvidia_gpu
 from hpceval.toolchains.python import simulator_sizes
 from hpceval.toolchains.python_gpu import PythonGpu, package_version
 
-INSTALL_HINT = "pip install triton torch (the GPU machine's PyTorch brings Triton)"
+INSTALL_HINT = ("needs a GPU: Triton with PyTorch on an NVIDIA GPU machine (its PyTorch brings Triton); "
+                "pip install torch triton here runs Triton's CPU interpreter at reduced sizes")
 NEEDS_GPU = "needs a GPU: Triton kernels run on an NVIDIA GPU (or install torch for Triton's CPU interpreter)"
 
 
@@ -58,9 +59,6 @@ class PythonTriton(PythonGpu):
                             note="Triton interpreter (TRITON_INTERPRET=1) on the CPU")
         return ToolInfo(True, version, can_run=False, note=f"{NEEDS_GPU}; {NO_GPU_NOTE}",
                         how_to_get="run on a machine with an NVIDIA GPU, or pip install torch for the interpreter")
-
-    def model_info(self, model: ProgrammingModel, info: ToolInfo) -> ToolInfo:
-        return info
 
     def interpreted(self) -> bool:
         return nvidia_gpu() is None

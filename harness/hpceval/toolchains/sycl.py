@@ -41,7 +41,7 @@ from hpceval import scratch
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import CompiledToolchain, ToolInfo, threads, tool_version
-from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir
+from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir, nvidia_gpu
 from hpceval.toolchains.source_build import SourceBuildError, finish_install, is_complete, run_steps
 
 ACPP_VERSION = "24.06.0"
@@ -288,6 +288,9 @@ class Sycl(CompiledToolchain):
         if found is None:
             if buildable():
                 return ToolInfo(True, f"AdaptiveCpp {ACPP_VERSION} (builds on first use, about 5-20 min)")
+            if nvidia_gpu() is not None and missing_build_deps():
+                return ToolInfo(False, how_to_get=f"no SYCL here: AdaptiveCpp (OpenMP host or CUDA flow) needs "
+                                f"{' '.join(missing_build_deps())} to build; the CPU machine's cpp-sycl is the answer")
             tried = ", ".join(" ".join(c) for c in _candidates())
             extra = f" (found {tried}, but a SYCL probe program does not compile with it)" if tried else ""
             return ToolInfo(False, how_to_get=INSTALL_HINT + extra)
@@ -296,7 +299,11 @@ class Sycl(CompiledToolchain):
         if not runs:
             return ToolInfo(True, version, can_run=False, note=note or "no SYCL device here",
                             how_to_get="a SYCL device/runtime backend (OpenMP host for acpp, an OpenCL/Level Zero/CUDA runtime for DPC++)")
-        return ToolInfo(True, f"{version} {targets}".strip())
+        note = ""
+        if _is_acpp(command) and "omp" in targets and nvidia_gpu() is not None:
+            note = ("the SYCL route is the CPU: this AdaptiveCpp has only its OpenMP host backend (the CUDA flow "
+                    "needs an AdaptiveCpp built with WITH_CUDA_BACKEND and a clang that supports this CUDA)")
+        return ToolInfo(True, f"{version} {targets}".strip(), note=note)
 
     def compiler_command(self) -> list[str]:
         """The SYCL compiler; builds AdaptiveCpp into the cache first where nothing else is there but it can."""

@@ -1,0 +1,60 @@
+"""cpp-sycl through AdaptiveCpp built into the cache (python -m hpceval.toolchains.sycl build; .ci/run does).
+
+The references pass on the OpenMP host flow with the OMPT tool's evidence that parallel regions ran on more than
+one thread; a kernel whose work runs in a single_task is wrong_model. Skipped where AdaptiveCpp is not built.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hpceval.contracts import Verdict
+from hpceval.toolchains import sycl, threads
+
+built = pytest.mark.skipif(sycl.cached_acpp() is None, reason="AdaptiveCpp not built: python -m hpceval.toolchains.sycl build")
+
+SINGLE_TASK_AXPY = """#include <sycl/sycl.hpp>
+void saxpy(int n, float a, const float *x, float *y) {
+  sycl::queue q;
+  float *d_x = sycl::malloc_shared<float>(n, q);
+  float *d_y = sycl::malloc_shared<float>(n, q);
+  for (int i = 0; i < n; ++i) { d_x[i] = x[i]; d_y[i] = y[i]; }
+  if (n < 0) q.parallel_for(sycl::range<1>(1), [=](sycl::id<1>) {}).wait();  // passes the static check only
+  q.single_task([=]() { for (int i = 0; i < n; ++i) d_y[i] = a * d_x[i] + d_y[i]; }).wait();
+  for (int i = 0; i < n; ++i) y[i] = d_y[i];
+  sycl::free(d_x, q);
+  sycl::free(d_y, q);
+}
+"""
+
+
+def test_ompt_record_parsing(tmp_path):
+    (tmp_path / sycl.PROBE_FILE).write_text("regions 3\nmax_team 2\n")
+    assert sycl.read_ompt(tmp_path) == {"regions": 3, "max_team": 2}
+    assert not (tmp_path / sycl.PROBE_FILE).exists()
+    (tmp_path / sycl.PROBE_FILE).write_text("")
+    assert sycl.read_ompt(tmp_path) == {"regions": 0}
+    assert sycl.read_ompt(tmp_path) is None
+
+
+def test_forced_compiler_is_never_built(monkeypatch):
+    monkeypatch.setenv("HPCEVAL_SYCL_CXX", "hpceval-no-such-sycl-compiler")
+    assert not sycl.buildable()
+
+
+@built
+@pytest.mark.parametrize("kernel", ["axpy", "cg"])
+def test_references_pass_with_thread_evidence(catalog, evaluator, kernel):
+    spec, model = catalog.kernels[kernel], catalog.models["cpp-sycl"]
+    evaluation = evaluator.evaluate(spec.solution_path(model, catalog).read_text(), spec, model)
+    assert evaluation.verdict == Verdict.correct, evaluation.evidence
+    assert "SYCL omp backend: parallel regions ran" in evaluation.evidence
+
+
+@built
+@pytest.mark.skipif(threads() < 2, reason="jobs get one thread here")
+def test_single_task_is_wrong_model(catalog, evaluator):
+    spec, model = catalog.kernels["axpy"], catalog.models["cpp-sycl"]
+    evaluation = evaluator.evaluate(SINGLE_TASK_AXPY, spec, model)
+    assert evaluation.verdict == Verdict.wrong_model, evaluation.evidence
+    assert "dynamic check" in evaluation.evidence
