@@ -31,6 +31,7 @@ from hpceval.analysis.known_names import (
     JULIA_PACKAGES,
     JULIA_TYPES,
     PYTHON_BUILTINS,
+    c_runtime_exports,
     close_to,
 )
 from hpceval.importers.copilot import strip_comments
@@ -76,6 +77,8 @@ def _undefined(used: set[str], defined: set[str], known: set[str], prefixes: tup
     for name in sorted(used):
         if name in defined or name in known or (prefixes and name.startswith(prefixes)):
             continue
+        if known is not None and known & C_FUNCTIONS and c_runtime_exports(name):
+            continue  # C/C++: a function of the C runtime (POSIX, GNU extensions)
         if close_to(name, defined | known):
             continue  # a typo of a real name: the build says so (build_error), nothing is missing
         out.append(name)

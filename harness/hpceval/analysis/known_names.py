@@ -9,7 +9,10 @@ such a name is a typo (a `build_error`), not a missing helper. Lists are deliber
 from __future__ import annotations
 
 import builtins
+import ctypes
+import ctypes.util
 import difflib
+from functools import cache
 
 C_FUNCTIONS = set("""
 sqrt sqrtf sqrtl cbrt fabs fabsf abs labs llabs pow powf exp expf exp2 log logf log2 log10 sin sinf cos cosf tan
@@ -113,3 +116,25 @@ def close_to(name: str, known) -> str | None:
     pool = {k.lower(): k for k in known if abs(len(k) - len(name)) <= 3}
     match = difflib.get_close_matches(low, list(pool), n=1, cutoff=0.8)
     return pool[match[0]] if match else None
+
+
+@cache
+def _c_runtime() -> tuple:
+    """The C and math runtime libraries of this machine (glibc, libm), opened once."""
+    libs = []
+    for name in ("c", "m"):
+        path = ctypes.util.find_library(name)
+        if path:
+            try:
+                libs.append(ctypes.CDLL(path))
+            except OSError:
+                pass
+    return tuple(libs)
+
+
+def c_runtime_exports(name: str) -> bool:
+    """Whether the C runtime exports `name` (POSIX and GNU functions such as fork, execl, clock_gettime): a call
+    to it is a call to a real function, never a missing helper, whatever header list above misses it."""
+    if not name.isidentifier():
+        return False
+    return any(hasattr(lib, name) for lib in _c_runtime())
