@@ -163,7 +163,7 @@ class Evaluator:
     def _run_checks(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
                     toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str],
                     function: str = "") -> Evaluation:
-        for name, text in files.items():
+        for name, text in {**toolchain.unit_files(model), **files}.items():
             (workdir / name).write_text(text)
         adjust = toolchain.job_adjustments(spec, model, code)
         env = toolchain.env(model)

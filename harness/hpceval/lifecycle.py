@@ -5,7 +5,7 @@ killing `hpceval` or its process group left them running (a spinning kernel live
 for the jobs in flight (53 s) while a second one left their dirs behind. So:
 
 * `popen` starts every sandbox job (nsjail, Docker's client side has none) with the parent-death signal SIGKILL
-  (PR_SET_PDEATHSIG, set between fork and exec), so the kernel kills it when its harness thread dies, whatever
+  (PR_SET_PDEATHSIG, armed by util-linux setpriv before exec), so the kernel kills it when its harness thread dies, whatever
   kills the harness; nsjail in turn kills its jail (its child has the same signal, and the jail is a pid namespace);
 * it registers the job, so `stop_jobs` can kill every job in flight; once stopping, no new job starts
   (`Stopping`), and stop hooks (the Docker executor's container removal) run;
@@ -17,9 +17,10 @@ for the jobs in flight (53 s) while a second one left their dirs behind. So:
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,7 +29,6 @@ from collections.abc import Callable
 
 from hpceval import scratch
 
-PR_SET_PDEATHSIG = 1
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 GRACE_S = 3.0  # after the first signal, the command has this long to stop by itself
 
@@ -43,20 +43,24 @@ _hooks: list[Callable[[], None]] = []
 _state = {"stopping": False, "armed": False, "program": False, "signum": 0, "announced": False}
 _message: list[str] = []  # set by the CLI; else made from sys.argv (a Ctrl-C while starting up)
 
-try:  # resolved once here (libc is in the program's own namespace): the child between fork and exec only calls it
-    _prctl = ctypes.CDLL(None, use_errno=True).prctl
-except (OSError, AttributeError):
-    _prctl = None
+def _dying_with_parent(argv: list[str]) -> list[str]:
+    """argv run through util-linux `setpriv --pdeathsig KILL`, which arms the parent-death signal and execs.
+
+    Arming it from Python between fork and exec (a preexec_fn) is unsafe with threads: the child of a fork can
+    block on a lock another thread held (seen: a run hung in Popen with no child left, deaf to SIGINT). setpriv
+    does it in its own process, before exec, and nsjail or the docker client inherits it.
+    """
+    setpriv = _setpriv()
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
 
 
-def _die_with_parent_preexec(parent: int) -> Callable[[], None]:
-    def preexec() -> None:  # in the child, between fork and exec
-        if _prctl is not None:
-            _prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before the signal was armed
-            os._exit(137)
-
-    return preexec
+@functools.cache
+def _setpriv() -> str | None:
+    path = shutil.which("setpriv")
+    if path is None or not sys.platform.startswith("linux"):
+        return None
+    probe = subprocess.run([path, "--help"], capture_output=True, text=True)
+    return path if "--pdeathsig" in probe.stdout else None
 
 
 def popen(argv: list[str], **kwargs) -> subprocess.Popen:
@@ -64,8 +68,7 @@ def popen(argv: list[str], **kwargs) -> subprocess.Popen:
     with _lock:
         if _state["stopping"]:
             raise Stopping("the harness is stopping")
-        preexec = _die_with_parent_preexec(os.getpid()) if sys.platform.startswith("linux") else None
-        proc = subprocess.Popen(argv, start_new_session=True, preexec_fn=preexec, **kwargs)
+        proc = subprocess.Popen(_dying_with_parent(argv), start_new_session=True, **kwargs)
         _live.add(proc)
     return proc
 

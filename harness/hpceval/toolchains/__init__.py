@@ -101,6 +101,11 @@ class Toolchain(ABC):
 
     # ---------------------------------------------------------------- optional capabilities
 
+    def unit_files(self, model: ProgrammingModel) -> dict[str, str]:
+        """Files of the harness's own that the build needs beside the bound unit (a runtime compiled with it),
+        written into the work dir: jobs in a container see nothing of the host's tree."""
+        return {}
+
     def model_info(self, model: ProgrammingModel, info: ToolInfo) -> ToolInfo:
         """Availability refined per model, for a toolchain that serves several (python_gpu: CuPy or pyCUDA).
         Called before any job, with what `detect` found."""

@@ -18,15 +18,16 @@ class Gfortran(ThreadCheck, CompiledToolchain):
     compiler = "gfortran"
     # LLM Fortran often puts large temporaries on the stack; the sandbox stack rlimit covers that.
     base_flags = ("-O2", "-ffree-line-length-none", "-w")
-    sources = ("kernel.f90", "driver.f90")
     install_hint = "apt-get install gfortran"
     thread_models = frozenset({"fortran-openmp"})
     thread_hint = (" (no parallel team ever started: a worksharing directive with no enclosing !$omp parallel, "
                    "num_threads(1), or an if clause that is false)")
 
-    def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
-        return [[self.compiler, *self.base_flags, *model.flags, *self.sources, str(RUNTIME_C), "-o", "prog",
-                 *self.link_flags(model)]]
+    sources = ("kernel.f90", "driver.f90", RUNTIME_C.name)
+
+    def unit_files(self, model: ProgrammingModel) -> dict[str, str]:
+        """The runtime travels with the unit into the work dir: a container sees only that, never the host's tree."""
+        return {RUNTIME_C.name: RUNTIME_C.read_text()}
 
 
 TOOLCHAIN = Gfortran()
