@@ -267,3 +267,16 @@ def test_kill_mid_round_two_resumes_without_losses_or_repeated_requests(tmp_path
     assert len(frame) == 8 and not frame.duplicated(["prompt_id", "rank"]).any()
     assert (frame[frame["round"] == 2]["verdict"] == "correct").all()
     assert len(followups(out)) == 4
+
+
+def test_one_shot_runs_keep_their_run_ids():
+    import hashlib
+
+    from hpceval.pipeline import RunConfig
+
+    config = RunConfig(llm="local", kernels=["axpy"], models=["cpp-openmp"])
+    payload = config.model_dump(mode="json")
+    for name in ("rounds", "optimize", "optimize_below"):
+        payload.pop(name)
+    assert config.run_id() == hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
+    assert RunConfig(llm="local", kernels=["axpy"], models=["cpp-openmp"], rounds=3).run_id() != config.run_id()

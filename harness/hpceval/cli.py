@@ -177,7 +177,7 @@ def run(
     try:
         from hpceval.rounds import check_backend  # feedback rounds need a backend that holds a conversation
 
-        check_backend(backend, styles, rounds, optimize, timing)
+        check_backend(backend, styles, rounds, optimize, timing, optimize_below)
         note = preflight.check_replay(backend, prompts, n)
         dispatcher = open_dispatcher(executor, scheduler=scheduler, cluster=cluster, cluster_config=cluster_config,
                                      workers=jobs, announce=lambda line: console.print(line, highlight=False))

@@ -207,7 +207,8 @@ def run(config: RunConfig, catalog: Catalog, store: Store, backend: LLMBackend, 
     if config.rounds > 1:  # repair / optimisation rounds: follow-ups in the same conversation (hpceval.rounds)
         from hpceval.rounds import run_rounds
 
-        run_rounds(config, catalog, store, backend, evaluator, jobs, progress, dispatcher, prompts, run_id)
+        run_rounds(config, catalog, store, backend, evaluator, jobs, progress, dispatcher, prompts, run_id,
+                   generate=generate_missing, evaluate=evaluate_pending)
     store.export_csv()  # every run of the store: a CSV that named only the last one would drop rows
     return run_id
 

@@ -62,10 +62,13 @@ def parent_of(prompt_id: str, rank: int) -> tuple[str, int] | None:
 
 
 # ---------------------------------------------------------------------------------------------- checks
-def check_backend(backend: Any, styles: list[str], rounds: int, optimize: bool, timing: bool) -> None:
+def check_backend(backend: Any, styles: list[str], rounds: int, optimize: bool, timing: bool,
+                  optimize_below: float = 0.5) -> None:
     """BackendError (one line, exit 2) when this backend or these options cannot hold a feedback round."""
     if rounds < 1:
         raise BackendError(f"--rounds must be at least 1 (got {rounds})")
+    if not (math.isfinite(optimize_below) and optimize_below > 0):
+        raise BackendError(f"--optimize-below must be a positive fraction such as 0.5 (got {optimize_below})")
     if optimize and not timing:
         raise BackendError("--optimize needs timings: drop --no-timing")
     if rounds == 1:
@@ -119,10 +122,12 @@ class _Annotated:
 
 
 def run_rounds(config: Any, catalog: Any, store: Any, backend: Any, evaluator: Any, jobs: int, progress: Any,
-               dispatcher: Any, prompts: list[Prompt], run_id: str) -> None:
-    """Rounds 2..config.rounds after round 1 is generated and evaluated; each round stored as it goes."""
-    from hpceval.pipeline import evaluate_pending, generate_missing
+               dispatcher: Any, prompts: list[Prompt], run_id: str, *, generate: Callable[..., None],
+               evaluate: Callable[..., None]) -> None:
+    """Rounds 2..config.rounds after round 1 is generated and evaluated; each round stored as it goes.
 
+    generate / evaluate: pipeline.generate_missing and evaluate_pending (passed in: the pipeline imports this).
+    """
     ensure_lineage(store.db)
     params = config.generation.model_copy(update={"n": 1})
     roots = {p.prompt_id: p for p in prompts}
@@ -150,8 +155,8 @@ def run_rounds(config: Any, catalog: Any, store: Any, backend: Any, evaluator: A
             return  # every chain is done (correct, or nothing the LLM could repair)
         store.add_prompts(run_id, followups)
         add_lineage(store.db, run_id, links)
-        generate_missing(store, run_id, followups, _Annotated(backend, extra), params, progress, catalog)
-        evaluate_pending(store, run_id, catalog, followups, evaluator, jobs, progress, dispatcher)
+        generate(store, run_id, followups, _Annotated(backend, extra), params, progress, catalog)
+        evaluate(store, run_id, catalog, followups, evaluator, jobs, progress, dispatcher)
 
 
 def leaves(store: Any, run_id: str, roots: dict[str, Prompt], round_: int) -> list[dict[str, Any]]:

@@ -32,6 +32,7 @@ Layout of the timing case c0 (besides cases/io.write_cases' scalars.txt and set 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import random
 import secrets
@@ -63,9 +64,35 @@ EXPONENTS = tuple(range(-8, 9))
 FULL_BYTES = 48 * 2**20  # every call's outputs are compared in full when together they fit in this
 FULL_SUBSET = 2  # else this many timed calls (chosen at random when the plan is made), at least one per set
 CUSTOM_RTOL = 1e-5  # fingerprint agreement of calls on the same set for kernels graded by their own check (CG)
-# One timing run's references and comparisons at a time per process: OpenBLAS's threaded DGEMM deadlocks when two
-# Python threads (concurrent jobs) call it at once (seen at 384^3: both callers wait on its level-3 lock forever).
+# One timing run's references and comparisons at a time per process, and one BLAS thread in the harness's own
+# process: OpenBLAS's threaded DGEMM hung when two jobs' threads called it at once (both waiting on its level-3
+# lock), and its fork handler (pthread_atfork: shut the pool down) hung while another thread started a sandboxed
+# run. The jobs themselves are unaffected (their environment is their own); the CPU ceilings are measured in a
+# process of their own (hpceval.ceilings).
 NUMPY_LOCK = threading.RLock()
+_BLAS_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads", "openblas_set_num_threads64_",
+                 "openblas_set_num_threads", "MKL_Set_Num_Threads")
+
+
+def one_blas_thread() -> None:
+    """Limit the BLAS that NumPy loaded into this process to one thread (no pool, nothing for fork to shut down)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if ("openblas" in line or "mkl_rt" in line)
+                     and line.split()[-1].startswith("/")}
+    except OSError:
+        return
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        setter = next((getattr(lib, name) for name in _BLAS_SETTERS if hasattr(lib, name)), None)
+        if setter is not None:
+            setter(1)
+
+
+one_blas_thread()
 
 
 @dataclass(frozen=True)

@@ -178,9 +178,15 @@ def figure_rounds(scores: Scores):
     k = scores.ks[0]
     metrics = [(f"pass_at_{k}", f"pass@{k}"), ("proficiency", "proficiency"), (f"speedup_at_{k}", f"speedup@{k}")]
     metrics = [(col, label) for col, label in metrics if col in curves and curves[col].notna().any()]
-    fig = _figure(4.0 * len(metrics), 3.4)
-    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
-    for ax, (col, label) in zip(axes, metrics, strict=True):
+    fig = _figure(4.0 * (len(metrics) + 1), 3.4)
+    axes = fig.subplots(1, len(metrics) + 1, squeeze=False)[0]
+    for (llm, model), g in curves.groupby(["llm", "model"], sort=True):  # what each round cost
+        g = g.sort_values("round")
+        axes[-1].plot(g["round"], g["prompt_tokens"] + g["completion_tokens"], marker="s", label=f"{llm} · {model}")
+    axes[-1].set_xlabel("round")
+    axes[-1].set_ylabel("tokens in round r (prompt + completion)")
+    axes[-1].set_xticks(sorted(curves["round"].unique()))
+    for ax, (col, label) in zip(axes, metrics, strict=False):
         for (llm, model), g in curves.groupby(["llm", "model"], sort=True):
             g = g.sort_values("round")
             ax.plot(g["round"], g[col], marker="o", label=f"{llm} · {model}")

@@ -17,5 +17,5 @@ def _saxpy_kernel(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
 def saxpy(n, a, x, y):
     d_x = torch.from_numpy(x[:n]).to(DEVICE)
     d_y = torch.from_numpy(y[:n]).to(DEVICE)
-    _saxpy_kernel[(triton.cdiv(n, 1024),)](d_x, d_y, a, n, BLOCK=1024)
+    _saxpy_kernel[(triton.cdiv(n, 1024),)](d_x, d_y, float(a), int(n), BLOCK=1024)  # Triton takes Python scalars
     y[:n] = d_y.cpu().numpy()

@@ -155,11 +155,13 @@ static void hpceval_rt_pause_us(long us) {
   hpceval_rt_syscall3(SYS_nanosleep, (long)&ts, 0, 0);
 }
 
-/* our pid namespace is private to the job (nsjail, docker): then every other process in /proc is the job's */
+/* our pid namespace is private to the job (nsjail, docker): then every other process in /proc is the job's. Its
+ * own procfs shows one level in NSpid, so a small pid of our own says it too (a host never runs a job as pid < 100). */
 static int hpceval_rt_private_ns(void) {
   static int known = -1;
   if (known >= 0) return known;
-  known = 0;
+  known = getpid() < 100;
+  if (known) return known;
   FILE *f = fopen("/proc/self/status", "r");
   if (!f) return known;
   char line[256];
