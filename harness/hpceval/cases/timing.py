@@ -113,7 +113,7 @@ class TimingPlan:
     warmup: int
     nonce: str
     scaled: tuple[str, ...]
-    _refs: dict[int, Any] = field(default_factory=dict, repr=False)
+    _refs: dict[tuple, Any] = field(default_factory=dict, repr=False)  # (set, order) -> _SetReference (shared)
 
     @property
     def label(self) -> str:
@@ -224,8 +224,26 @@ def secret_seed() -> int:
 
 def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.Random | None = None,
               sets: int = SETS) -> TimingPlan:
-    """The timing run's calls: random warm-up count (1-3), secret inputs, rotating sets, per-call scaling."""
-    rng = rng or random.SystemRandom()
+    """The timing run's calls: random warm-up count (1-3), secret inputs, rotating sets, per-call scaling.
+
+    Without `rng` (a run, not a test) the input sets come from a per-process secret seed and are shared by every
+    suggestion timed at this size in this process, with their references (a suggestion sees only its own run,
+    whose plan and files are gone before its code runs); the calls, exponents, trap, warm-ups and full calls are
+    drawn for each plan."""
+    if rng is None:
+        rng = random.SystemRandom()
+        inputs, refs = _shared_sets(spec, size, sets)
+    else:
+        inputs, refs = _input_sets(spec, size, sets, rng), {}
+    scaled = scalable(spec)
+    warmup = rng.randint(1, 3)
+    calls = _calls(rng, warmup + reps, warmup, len(inputs), bool(scaled))
+    calls = _mark_full(rng, spec, inputs[0], calls, warmup, len(inputs))
+    return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=calls, warmup=warmup,
+                      nonce=secrets.token_hex(12), scaled=scaled, _refs=refs)
+
+
+def _input_sets(spec: KernelSpec, size: dict[str, int], sets: int, rng: random.Random) -> list[dict[str, Any]]:
     base = make_case(spec, size, rng.getrandbits(63))
     inputs = [base.inputs]
     scalars = [p for p in spec.params if not p.is_array]
@@ -236,12 +254,24 @@ def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.
                             if p.is_array)
         if same:  # one size for every set: the driver allocates once; real scalars (a, alpha, tol) are shared
             inputs.append({**other, **{p.name: base.inputs[p.name] for p in scalars}})
-    scaled = scalable(spec)
-    warmup = rng.randint(1, 3)
-    calls = _calls(rng, warmup + reps, warmup, len(inputs), bool(scaled))
-    calls = _mark_full(rng, spec, base.inputs, calls, warmup, len(inputs))
-    return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=calls, warmup=warmup,
-                      nonce=secrets.token_hex(12), scaled=scaled)
+    return inputs
+
+
+_SHARED: dict[tuple, tuple[list, dict]] = {}  # the last few (spec, size) input sets of this process, newest last
+_SHARED_KEEP = 3
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_sets(spec: KernelSpec, size: dict[str, int], sets: int) -> tuple[list[dict[str, Any]], dict]:
+    key = (_spec_key(spec), tuple(sorted(size.items())), sets)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = (_input_sets(spec, size, sets, random.SystemRandom()), {})
+            while len(_SHARED) > _SHARED_KEEP:
+                _SHARED.pop(next(iter(_SHARED)))
+        entry = _SHARED.pop(key)
+        _SHARED[key] = entry
+        return entry
 
 
 def _calls(rng: random.Random, n: int, warmup: int, nsets: int, scaling: bool) -> list[tuple[int, int]]:
@@ -433,7 +463,10 @@ class _SetReference:
 
 
 def _set_reference(spec: KernelSpec, lang: Language, plan: TimingPlan, s: int) -> _SetReference:
-    if s not in plan._refs:
+    # Keyed by the storage order too: the sets (and this cache) are shared by every suggestion timed at this size
+    # in this process, C++ and Fortran alike, and the fingerprint sums follow the language's storage order.
+    key = (s, lang.array_order)
+    if key not in plan._refs:
         inputs = plan.sets[s]
         expected, scale = reference_and_scale(spec, inputs)
         sums = {}
@@ -445,8 +478,8 @@ def _set_reference(spec: KernelSpec, lang: Language, plan: TimingPlan, s: int) -
             sc = np.asarray(scale[p.name], dtype=np.float64).reshape(shape).ravel(order=lang.array_order)
             w = weights(ref.size)
             sums[p.name] = (float(np.dot(w, ref)), float(np.dot(w, sc)), float(np.dot(w, np.abs(ref))), float(w.sum()))
-        plan._refs[s] = _SetReference(expected, scale, float(eval_expr(spec.tolerance.reduction, inputs)), sums)
-    return plan._refs[s]
+        plan._refs[key] = _SetReference(expected, scale, float(eval_expr(spec.tolerance.reduction, inputs)), sums)
+    return plan._refs[key]
 
 
 def check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:
