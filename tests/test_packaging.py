@@ -28,4 +28,4 @@ def test_wheel_carries_specs_prompts_and_drivers(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path,
                          env={"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert str(target) in out.stdout and " 19" in out.stdout
+    assert str(target) in out.stdout and " 20" in out.stdout

@@ -302,7 +302,7 @@ PLANTS = [
 def results(request, evaluator, catalog) -> dict[str, Evaluation | BaseException]:
     """The selected plants whose kernel exists, evaluated concurrently (builds dominate; each uses one core)."""
     selected = {item.callspec.params["plant"].id for item in request.session.items
-                if getattr(item, "callspec", None) and "plant" in item.callspec.params}
+                if getattr(item, "callspec", None) and isinstance(item.callspec.params.get("plant"), Plant)}
     runnable = [p for p in PLANTS if p.kernel in catalog.kernels and p.id in selected]
     for kernel in {p.kernel for p in runnable}:
         catalog.kernels[kernel].module  # noqa: B018 - import reference.py once, before the threads

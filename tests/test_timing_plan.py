@@ -40,7 +40,7 @@ def test_plan_calls_differ_warmups_random_and_one_trap(catalog):
     for seed in range(12):
         plan = T.make_plan(spec, size, 5, rng=random.Random(seed))
         warmups.add(plan.warmup)
-        assert 1 <= plan.warmup <= 3 and len(plan.calls) == plan.warmup + 5
+        assert 1 <= plan.warmup <= 3 and len(plan.calls) == 5 + 1
         pairs = [(c.set, c.exp) for c in plan.calls]
         repeats = [k for k in range(1, len(pairs)) if pairs[k] == pairs[k - 1]]
         assert len(repeats) == 1 and repeats[0] > plan.warmup  # the trap: one timed call repeats its predecessor
@@ -60,6 +60,22 @@ def test_timing_inputs_are_not_the_default_seeds(catalog):
     k = next(i for i, c in enumerate(plan.calls) if c.exp != 0)
     np.testing.assert_array_equal(plan.inputs(k)["x"],
                                   plan.sets[plan.calls[k].set]["x"] * np.float32(2.0 ** plan.calls[k].exp))
+
+
+def test_runs_share_their_secret_sets_and_each_language_its_fingerprints(catalog, tmp_path):
+    spec = catalog.kernels["gemv"]
+    size = {"m": 30, "n": 20}
+    first, second = T.make_plan(spec, size, 5), T.make_plan(spec, size, 5)
+    assert first.sets is second.sets and first.nonce != second.nonce
+    for plan in (first, second):
+        plan.calls = [T.Call(c.set, c.exp, False) for c in plan.calls]  # fingerprints only
+    for lang_id in ("cpp", "fortran", "cpp"):
+        lang = catalog.languages[lang_id]
+        for plan in (first, second):
+            def right(k, plan=plan):
+                return {"y": spec.reference(plan.inputs(k))["y"]}
+
+            assert T.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, right)).ok, lang_id
 
 
 def _record(spec, lang, plan, outputs_of):

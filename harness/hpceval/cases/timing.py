@@ -14,7 +14,7 @@ unchanged, or read the inputs the harness wrote (issue 13, kinds a, b, d, e, g, 
   (a weighted sum, `weights`); the calls the plan marks `full` (all of them when their outputs are small, else
   a few chosen at random) also return their outputs in full, compared with the same tolerance as the validation
   sizes, so precision lost only at scale (float accumulation in a double kernel) fails here.
-* the warm-up count is random (1-3) and written only into the plan, which the driver reads into memory and
+* the warm-up count is random (1-3 of the reps + 1 calls) and written only into the plan, which the driver reads into memory and
   removes, with every input file, before the suggestion's code runs: the job cannot read later calls' inputs,
   which calls are compared in full, or how many calls are warm-ups.
 * the driver's timing record carries a per-run nonce from the plan, so a record the suggestion forges is refused.
@@ -224,7 +224,8 @@ def secret_seed() -> int:
 
 def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.Random | None = None,
               sets: int = SETS) -> TimingPlan:
-    """The timing run's calls: random warm-up count (1-3), secret inputs, rotating sets, per-call scaling.
+    """The timing run's calls: reps + 1 in all, a random number of them (1-3) warm-ups, secret inputs, rotating
+    sets, per-call scaling.
 
     Without `rng` (a run, not a test) the input sets come from a per-process secret seed and are shared by every
     suggestion timed at this size in this process, with their references (a suggestion sees only its own run,
@@ -236,8 +237,9 @@ def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.
     else:
         inputs, refs = _input_sets(spec, size, sets, rng), {}
     scaled = scalable(spec)
-    warmup = rng.randint(1, 3)
-    calls = _calls(rng, warmup + reps, warmup, len(inputs), bool(scaled))
+    # as many calls as one warm-up and `reps` timed calls always took, of which 1-3 are warm-ups (at least 3 timed)
+    warmup = rng.randint(1, max(1, min(3, reps - 2)))
+    calls = _calls(rng, reps + 1, warmup, len(inputs), bool(scaled))
     calls = _mark_full(rng, spec, inputs[0], calls, warmup, len(inputs))
     return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=calls, warmup=warmup,
                       nonce=secrets.token_hex(12), scaled=scaled, _refs=refs)
@@ -454,32 +456,32 @@ class CallsCheck:
 @dataclass
 class _SetReference:
     """One set's reference, computed once for every call on it: outputs, the bound's scale, the reduction length,
-    and per output the fingerprint sums the calls are checked against (in the language's storage order)."""
+    and per output and storage order the fingerprint sums the calls are checked against."""
 
     expected: dict
     scale: dict
     reduction: float
-    sums: dict[str, tuple[float, float, float, float]]  # w.ref, w.scale, w.|ref|, sum(w)
+    sums: dict[tuple[str, str], tuple[float, float, float, float]]  # (output, order) -> w.ref, w.scale, w.|ref|, sum(w)
+
+    def fingerprint_sums(self, p, inputs: dict, order: str) -> tuple[float, float, float, float]:
+        key = (p.name, order)
+        if key not in self.sums:
+            shape = array_shape(p, inputs)
+            ref = np.asarray(self.expected[p.name], dtype=np.float64).reshape(shape).ravel(order=order)
+            sc = np.asarray(self.scale[p.name], dtype=np.float64).reshape(shape).ravel(order=order)
+            w = weights(ref.size)
+            self.sums[key] = (float(np.dot(w, ref)), float(np.dot(w, sc)), float(np.dot(w, np.abs(ref))),
+                              float(w.sum()))
+        return self.sums[key]
 
 
 def _set_reference(spec: KernelSpec, lang: Language, plan: TimingPlan, s: int) -> _SetReference:
-    # Keyed by the storage order too: the sets (and this cache) are shared by every suggestion timed at this size
-    # in this process, C++ and Fortran alike, and the fingerprint sums follow the language's storage order.
-    key = (s, lang.array_order)
-    if key not in plan._refs:
+    """The set's reference (shared by every plan on the same sets: see make_plan)."""
+    if s not in plan._refs:
         inputs = plan.sets[s]
         expected, scale = reference_and_scale(spec, inputs)
-        sums = {}
-        for p in spec.outputs:
-            if not p.is_array or p.name not in expected:
-                continue
-            shape = array_shape(p, inputs)
-            ref = np.asarray(expected[p.name], dtype=np.float64).reshape(shape).ravel(order=lang.array_order)
-            sc = np.asarray(scale[p.name], dtype=np.float64).reshape(shape).ravel(order=lang.array_order)
-            w = weights(ref.size)
-            sums[p.name] = (float(np.dot(w, ref)), float(np.dot(w, sc)), float(np.dot(w, np.abs(ref))), float(w.sum()))
-        plan._refs[key] = _SetReference(expected, scale, float(eval_expr(spec.tolerance.reduction, inputs)), sums)
-    return plan._refs[key]
+        plan._refs[s] = _SetReference(expected, scale, float(eval_expr(spec.tolerance.reduction, inputs)), {})
+    return plan._refs[s]
 
 
 def check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:
@@ -543,9 +545,9 @@ def _fingerprint_problem(spec: KernelSpec, lang: Language, plan: TimingPlan, k: 
     eps = float(np.finfo(spec.np_dtype).eps)
     outputs = [p for p in spec.outputs if p.is_array]
     for p, got in zip(outputs, prints, strict=True):
-        if p.name not in ref.sums:
+        if p.name not in ref.expected:
             continue
-        wref, wscale, wabs, wsum = ref.sums[p.name]
+        wref, wscale, wabs, wsum = ref.fingerprint_sums(p, plan.sets[plan.calls[k].set], lang.array_order)
         size = int(np.prod(array_shape(p, plan.sets[plan.calls[k].set])))
         want = factor * wref
         bound = (spec.tolerance.factor * eps * max(ref.reduction, 1.0) * factor * wscale
