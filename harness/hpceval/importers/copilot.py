@@ -38,6 +38,7 @@ import json
 import re
 import textwrap
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -424,22 +425,28 @@ def dump_files(source: Path) -> list[Path]:
     return files
 
 
-def records(source: Path, cat: Catalog | None = None) -> list[dict]:
-    """Replay records of every suggestion in a dump folder (or one dump file)."""
-    cat = cat or catalog()
+def dump_sources(source: Path, cat: Catalog) -> Iterator[tuple[Path, str, str, str | None]]:
+    """Each dump file under `source` (or `source` itself) with a known language: (path, its path relative to the
+    folder, language, the kernel its path names or None). Both dump formats are laid out this way."""
     source = Path(source)
     files = [source] if source.is_file() else dump_files(source)
     base = source.parent if source.is_file() else source
     kernel_vocab = _kernel_words(cat)
-    out: list[dict] = []
-    next_rank: dict[str, int] = defaultdict(int)
     for path in files:
         lang = detect_language(path)
-        if lang is None:
-            continue
-        rel = path.relative_to(base).as_posix()
+        if lang is not None:
+            rel = path.relative_to(base)
+            yield path, rel.as_posix(), lang, _kernel_from_path(rel, kernel_vocab)
+
+
+def records(source: Path, cat: Catalog | None = None) -> list[dict]:
+    """Replay records of every suggestion in a dump folder (or one dump file)."""
+    cat = cat or catalog()
+    out: list[dict] = []
+    next_rank: dict[str, int] = defaultdict(int)
+    for path, rel, lang, kernel in dump_sources(source, cat):
         text = path.read_text(encoding="utf-8", errors="replace")
-        for panel in parse_dump(text, lang, rel, cat, _kernel_from_path(path.relative_to(base), kernel_vocab)):
+        for panel in parse_dump(text, lang, rel, cat, kernel):
             out.extend(_panel_records(panel, next_rank))
             if not panel.blocks:
                 out.append(_empty_panel_record(panel))

@@ -39,8 +39,7 @@ from hpceval.importers.copilot import (
     _model_words,
     block_sha,
     counts_table,
-    detect_language,
-    dump_files,
+    dump_sources,
     has_function,
     is_comment_only,
 )
@@ -139,19 +138,9 @@ def parse_llama2(text: str, lang: str, rel: str, cat: Catalog | None = None,
 def records(source: Path, cat: Catalog | None = None) -> list[dict]:
     """Replay records of every suggestion in a Llama-2 dump folder (or one dump file)."""
     cat = cat or catalog()
-    source = Path(source)
-    files = [source] if source.is_file() else dump_files(source)
-    base = source.parent if source.is_file() else source
-    kernel_vocab = _kernel_words(cat)
     out: list[dict] = []
     next_rank: dict[str, int] = defaultdict(int)
-    for path in files:
-        lang = detect_language(path)
-        if lang is None:
-            continue
-        rel = path.relative_to(base).as_posix()
-        fallback = next((found[1] for part in reversed(path.relative_to(base).parts[:-1])
-                         if (found := _find_word(part.replace("_", " "), kernel_vocab))), None)
+    for path, rel, lang, fallback in dump_sources(source, cat):
         for s in parse_llama2(path.read_text(encoding="utf-8", errors="replace"), lang, rel, cat, fallback):
             if not s["block"].strip():
                 continue
