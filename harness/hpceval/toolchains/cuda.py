@@ -208,17 +208,28 @@ def probe_library() -> Path | None:
     compiler = shutil.which("g++") or shutil.which("c++")
     if include is None or libdir is None or compiler is None:
         return None
-    digest = hashlib.sha256(PROBE_SOURCE.read_bytes() + str(root).encode()).hexdigest()[:12]
-    target = cache_dir() / f"cupti-probe-{digest}" / "libhpceval_probe.so"
+    flags = ["-O2", "-std=c++17", "-shared", "-fPIC", f"-I{include}"]
+    link = [f"-L{libdir}", "-lcupti", "-ldl", f"-Wl,-rpath,{libdir}"]
+    return cached_library("cupti-probe", "libhpceval_probe.so", PROBE_SOURCE, [compiler, *flags], link,
+                          salt=str(root))
+
+
+def cached_library(folder: str, name: str, source: Path, compile_argv: list[str], link: list[str] = (),
+                   salt: str = "") -> Path | None:
+    """A harness tool (the CUPTI probe, the Kokkos tool, the OMPT tool) compiled once into the cache as a shared
+    library: the folder is named by a digest of the source (and `salt`), so an edited source is built anew; built
+    under a file lock into a temporary name and renamed, so concurrent jobs never load a half-written library;
+    readable by the sandbox user. None when the compiler fails (its output is kept in the folder's build.log)."""
+    digest = hashlib.sha256(source.read_bytes() + salt.encode()).hexdigest()[:12]
+    target = cache_dir() / f"{folder}-{digest}" / name
     if target.is_file():
         return target
     with FileLock(target.parent / ".lock"):
         if target.is_file():
             return target
         tmp = target.with_suffix(".tmp")
-        cmd = [compiler, "-O2", "-std=c++17", "-shared", "-fPIC", f"-I{include}", str(PROBE_SOURCE), "-o", str(tmp),
-               f"-L{libdir}", "-lcupti", "-ldl", f"-Wl,-rpath,{libdir}"]
-        result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        result = subprocess.run([*compile_argv, str(source), "-o", str(tmp), *link], capture_output=True, text=True,
+                                timeout=300)
         if result.returncode != 0:
             (target.parent / "build.log").write_text(result.stdout + result.stderr)
             return None

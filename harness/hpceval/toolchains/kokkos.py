@@ -27,7 +27,6 @@ enabled, so such code builds and is judged rather than failing to compile.
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import shutil
 import subprocess
@@ -48,6 +47,7 @@ from hpceval.toolchains.cuda import (
     FileLock,
     GpuProbeMixin,
     cache_dir,
+    cached_library,
     cuda_arch,
     cuda_root,
     nvcc_path,
@@ -191,21 +191,8 @@ def tool_library() -> Path | None:
     compiler = shutil.which("g++")
     if not compiler:
         return None
-    digest = hashlib.sha256(TOOL_SOURCE.read_bytes()).hexdigest()[:12]
-    target = cache_dir() / f"kokkos-tool-{digest}" / "libhpceval_kokkos_tool.so"
-    if target.is_file():
-        return target
-    with FileLock(target.parent / ".lock"):
-        if not target.is_file():
-            tmp = target.with_suffix(".tmp")
-            result = subprocess.run([compiler, "-O2", "-std=c++17", "-shared", "-fPIC", "-fopenmp", str(TOOL_SOURCE),
-                                     "-o", str(tmp)], capture_output=True, text=True, timeout=300)
-            if result.returncode != 0:
-                return None
-            tmp.chmod(0o755)
-            tmp.rename(target)
-            target.parent.chmod(0o755)
-    return target
+    return cached_library("kokkos-tool", "libhpceval_kokkos_tool.so", TOOL_SOURCE,
+                          [compiler, "-O2", "-std=c++17", "-shared", "-fPIC", "-fopenmp"])
 
 
 def read_tool(workdir: Path) -> dict | None:

@@ -41,7 +41,7 @@ from hpceval import scratch
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import CompiledToolchain, ToolInfo, threads, tool_version
-from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir, nvidia_gpu
+from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir, cached_library, nvidia_gpu
 from hpceval.toolchains.source_build import SourceBuildError, finish_install, is_complete, run_steps
 
 ACPP_VERSION = "24.06.0"
@@ -244,21 +244,8 @@ def ompt_tool() -> Path | None:
     compiler = shutil.which(f"clang-{LLVM_VERSION}") or shutil.which("clang")
     if not compiler:
         return None
-    digest = hashlib.sha256(OMPT_SOURCE.read_bytes()).hexdigest()[:12]
-    target = cache_dir() / f"ompt-tool-{digest}" / "libhpceval_ompt_tool.so"
-    if target.is_file():
-        return target
-    with FileLock(target.parent / ".lock"):
-        if not target.is_file():
-            tmp = target.with_suffix(".tmp")
-            result = subprocess.run([compiler, "-O2", "-shared", "-fPIC", str(OMPT_SOURCE), "-o", str(tmp)],
-                                    capture_output=True, text=True, timeout=300)
-            if result.returncode != 0:
-                return None
-            tmp.chmod(0o755)
-            tmp.rename(target)
-            target.parent.chmod(0o755)
-    return target
+    return cached_library("ompt-tool", "libhpceval_ompt_tool.so", OMPT_SOURCE,
+                          [compiler, "-O2", "-shared", "-fPIC"])
 
 
 def read_ompt(workdir: Path) -> dict[str, int] | None:
