@@ -237,7 +237,7 @@ class Rubric:
         return self.grade(verdicts).score
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version, "source": self.source, "k": self.k,
+        return {"name": self.name, "version": self.version, "source": _portable(self.source), "k": self.k,
                 "vendor_library_counts": self.vendor_library_counts,
                 "numba_requires_parallel": self.numba_requires_parallel,
                 "levels": [{"score": lv.score, "name": lv.name, "when": lv.when} for lv in self.levels]}
@@ -347,3 +347,17 @@ def paired_comparison(a: Sequence[float], b: Sequence[float], n_boot: int = 2000
         p = float((np.sum(stats >= obs - 1e-12) + 1) / (n_perm + 1))
     return PairedComparison(int(d.size), float(x.mean()), float(y.mean()), est.value, est.lo, est.hi, p,
                             int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
+
+
+def _portable(source: str) -> str:
+    """A rubric's path as published in manifests: relative to the package for the built-in rubric, else relative
+    to the working directory where it lies below it, so no path of the machine that ran the report is published."""
+    if not source:
+        return source
+    path = Path(source).resolve()
+    for root, prefix in ((Path(__file__).resolve().parent, "hpceval"), (Path.cwd(), "")):
+        if path.is_relative_to(root):
+            rel = path.relative_to(root).as_posix()
+            return f"{prefix}/{rel}" if prefix else rel
+    return source
+
