@@ -79,12 +79,15 @@ _OMP_CALL = re.compile(r"\bomp_\w+\s*\(", re.IGNORECASE)
 _USES_OMP_LIB = re.compile(r"^\s*(?:!\$\s*)?use\s*(?:,\s*\w+\s*::)?\s*omp_lib\b", re.IGNORECASE | re.MULTILINE)
 
 
+_DEFINES_OMP = re.compile(r"^[ \t]*(?:[\w(),*=]+[ \t]+)*(?:function|subroutine)[ \t]+omp_\w+", re.IGNORECASE | re.MULTILINE)
+
+
 def with_omp_lib(source: str) -> str:
     """Fortran: a kernel that calls omp_* routines without `use omp_lib` gets it at module level (as a C++ kernel
     gets <omp.h> from the driver), so the routines have their interfaces and types instead of implicit REAL ones."""
     code = re.sub(r"!(?!\$)[^\n]*", "", source)
-    if not _OMP_CALL.search(code) or _USES_OMP_LIB.search(code):
-        return source
+    if not _OMP_CALL.search(code) or _USES_OMP_LIB.search(code) or _DEFINES_OMP.search(code):
+        return source  # a suggestion that defines omp_* itself builds as written (the interposition check judges it)
     match = _FORTRAN_MODULE.search(source)
     if not match:
         return source
