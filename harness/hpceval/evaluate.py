@@ -19,6 +19,7 @@ from pathlib import Path
 from hpceval import scratch
 from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers
 from hpceval.bind import BindError, canonical_binding, render_unit
+from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
@@ -258,4 +259,5 @@ def _checked_code(code: str, binding: Binding) -> str:
     if not binding.source:
         return code
     header = [line for line in code.splitlines() if re.match(r"\s*(import\s|from\s+\S+\s+import\s|#\s*include\b)", line)]
-    return "\n".join(header) + "\n" + binding.source
+    launch = [binding.call] if harness_launched(binding.call) else []  # the launch the suggestion's main made
+    return "\n".join(header + [binding.source] + launch)

@@ -16,11 +16,28 @@ import re
 from hpceval.bind.parse import SFunction, Unit, fortran_uses
 from hpceval.bind.parse.python import PyNames, py_names
 
+# The imports a completion prompt's file already had: the study's Python prompts were a comment and `def` in a
+# file that imported the programming model's package, so a suggestion that uses `np.` or `cp.` without importing
+# it is as the LLM saw it, and the harness adds the conventional import (noted in the evidence) instead of
+# charging a NameError. Only names the kept code reads as globals and never defines or takes as parameters.
 PY_IMPORTS = {"np": "import numpy as np", "numpy": "import numpy", "numba": "import numba", "nb": "import numba as nb",
               "math": "import math", "time": "import time", "prange": "from numba import prange",
               "njit": "from numba import njit", "jit": "from numba import jit", "os": "import os",
               "vectorize": "from numba import vectorize", "float32": "from numba import float32",
-              "float64": "from numba import float64", "int32": "from numba import int32"}
+              "float64": "from numba import float64", "int32": "from numba import int32",
+              "cp": "import cupy as cp", "cupy": "import cupy", "torch": "import torch", "triton": "import triton",
+              "tl": "import triton.language as tl"}
+# The same short name means another package per programming model (`cuda` is pycuda.driver in pyCUDA code,
+# numba.cuda in Numba code); a pyCUDA import also needs the context that `import pycuda.autoinit` creates.
+PY_MODEL_IMPORTS = {
+    "python-pycuda": {"cuda": "import pycuda.autoinit\nimport pycuda.driver as cuda",
+                      "drv": "import pycuda.autoinit\nimport pycuda.driver as drv",
+                      "SourceModule": "import pycuda.autoinit\nfrom pycuda.compiler import SourceModule",
+                      "gpuarray": "import pycuda.autoinit\nimport pycuda.gpuarray as gpuarray",
+                      "pycuda": "import pycuda.autoinit\nimport pycuda.driver"},
+    "python-numba": {"cuda": "from numba import cuda"},
+    "python-cupy": {"cuda": "from cupy import cuda"},
+}
 
 
 def called_helpers(unit: Unit, fn: SFunction) -> list[SFunction]:
@@ -38,6 +55,8 @@ def called_helpers(unit: Unit, fn: SFunction) -> list[SFunction]:
     while todo:
         cur = todo.pop()
         calls = {c.lower() if unit.lang == "fortran" else c for c in cur.facts.calls}
+        if unit.lang == "cpp":  # a function passed by name is used too: hipLaunchKernelGGL(kernel, ...), std::thread(f)
+            calls |= set(re.findall(r"[A-Za-z_]\w*", cur.text)) & set(names)
         for c in sorted(calls):
             h = names.get(c)
             if h is not None and h.name not in seen:
@@ -106,7 +125,7 @@ def _dropped(unit: Unit, kept: list[SFunction]) -> list[str]:
     return out
 
 
-def prune_python(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None) -> tuple[str, list[str]]:
     """The bound function and the transitive closure of what it needs, in source order.
 
     A worklist over names: a needed name pulls the function, class, import or assignment that defines it, and that
@@ -156,8 +175,11 @@ def prune_python(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
     defined |= {f.name for f in unit.functions}
     params = {p.name for f in kept_fns for p in f.params}
     used = needed | set(re.findall(r"[A-Za-z_]\w*", " ".join(f.result for f in kept_fns)))
-    prelude = [line for name, line in PY_IMPORTS.items() if name in used and name not in defined and name not in params
+    known = {**PY_IMPORTS, **PY_MODEL_IMPORTS.get(model_id or "", {})}
+    prelude = [line for name, line in known.items() if name in used and name not in defined and name not in params
                and _py_global_use([*kept_fns, *items], name)]
+    lines = [one for line in prelude for one in line.split("\n")]
+    prelude = [line for i, line in enumerate(lines) if line not in lines[:i]]  # one `import pycuda.autoinit`
     kept_fns.sort(key=lambda f: f.start)
     pieces = sorted([(it.start, it.text) for it in items] + [(f.start, f.text) for f in kept_fns])
     body = "\n\n".join(t for _, t in pieces)

@@ -25,12 +25,14 @@ reassigned when the suggestion's own loops say so), and the mapping used is part
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import textwrap
 
 from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.glue import make_glue, qualified
+from hpceval.bind.glue.launch import host_launches, launch_glue, launchable, takes_device_pointers
 from hpceval.bind.graded import PRECISION_KEY
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
 from hpceval.bind.parse import SFunction, Unit, parse
@@ -252,8 +254,13 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
     if not candidates:
         return _error(spec, _why_no_function(code, unit, lang_id))
     results: list[tuple[float, SFunction, Mapping | None, str]] = []
+    kernels: list[tuple[float, SFunction, Mapping | None, str]] = []
     for fn in candidates:
         if fn.kind == "device_kernel":
+            if launchable(model.id if model else None) and not _cut_off(fn) and fn.params:
+                with contextlib.suppress(NoMapping):  # launched by the harness when no host function binds
+                    m = find_mapping(fn, kr, lang_id)
+                    kernels.append((_candidate_score(fn, m, spec, unit, model), fn, m, ""))
             results.append((-100.0, fn, None, "a device kernel (launched by a host function), not callable from the driver"))
             continue
         if _cut_off(fn):
@@ -269,6 +276,12 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
             continue
         results.append((_candidate_score(fn, m, spec, unit, model), fn, m, ""))
     bound = [r for r in results if r[2] is not None]
+    launching = [r for r in bound if host_launches([r[1].text, *(h.text for h in called_helpers(unit, r[1]))])]
+    launch = bool(kernels) and not launching
+    if launch:  # no host function launches anything: the harness launches the suggestion's kernel (glue.launch)
+        bound = kernels
+    elif kernels:  # a CPU reference beside the GPU code is not the suggested kernel
+        bound = launching
     if not bound:
         best = max(results, key=lambda r: (_name_rank(r[1], spec), r[0]))
         fn = best[1]
@@ -279,10 +292,10 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
     score, fn, m, _ = max(bound, key=lambda r: r[0])
     if _empty_body(fn):  # a signature with declarations only: no kernel to run (the evaluator says `incomplete`)
         return _error(spec, f"{fn.name}: signature and declarations only, no statements", function=fn.name)
-    binding = _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions))
+    binding = _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions), model, launch)
     for alt in m.alternatives:  # near ties the evaluator probes by execution (hpceval.probe)
         alt.base = m.base
-        binding.alternatives.append(_binding(unit, fn, alt, kr, lang_id, notes, len(unit.functions)))
+        binding.alternatives.append(_binding(unit, fn, alt, kr, lang_id, notes, len(unit.functions), model, launch))
     if binding.alternatives:
         binding.evidence += f"; {len(binding.alternatives) + 1} mappings equally plausible: probed by execution"
     return binding
@@ -322,21 +335,23 @@ def _precision(fn: SFunction, kr: KernelRoles) -> str:
     return declared.pop() if len(declared) == 1 and declared <= set(_PRECISION_WORD) else kr.spec.dtype
 
 
-def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, notes: list[str], nfuncs: int
-             ) -> Binding:
+def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, notes: list[str], nfuncs: int,
+             model: ProgrammingModel | None = None, launch: bool = False) -> Binding:
     base_dtype = kr.spec.dtype
     precision = _precision(fn, kr)
     if precision != kr.spec.dtype:  # the glue and the driver then work in the suggestion's own precision
         kr = dataclasses.replace(kr, spec=kr.spec.model_copy(update={"dtype": precision}))
     spec = kr.spec
     glue = make_glue(m, kr, lang)
+    if model is not None and launchable(model.id) and (launch or takes_device_pointers(fn.text)):
+        glue = launch_glue(glue, m, kr, model.id, launch)
     exact = _exact_canonical(fn, m, kr, lang) and not (glue.setup or glue.teardown or glue.call and lang != "python")
     exact = exact and precision == base_dtype
     module = None
     if lang == "cpp":
         source, dropped = prune_cpp(unit, fn)
     elif lang == "python":
-        source, dropped = prune_python(unit, fn)
+        source, dropped = prune_python(unit, fn, model.id if model else None)
     elif lang == "fortran":
         source, module, dropped = prune_fortran(unit, fn)
     else:
@@ -379,6 +394,9 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
     parts += notes
     if m.notes:
         parts.append("evidence against: " + "; ".join(m.notes[:3]))
+    added = [d for d in dropped if d.startswith("added `")]
+    if added and clean:  # an import the prompt's file had: said even when nothing was pruned
+        parts.append(f"conventional imports {', '.join(added)}")
     if dropped and not clean:
         parts.append(f"build unit pruned to {fn.name} and what it uses (dropped: {', '.join(dropped[:6])}"
                      f"{', ...' if len(dropped) > 6 else ''})")
@@ -387,7 +405,7 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
                       variant=m.variant, evidence="; ".join(parts), mapping=mapping,
                       call=glue.call if (glue.call and not (lang == "python" and glue.call == f"kernel({', '.join(glue.args)})")) else None,
                       setup=glue.setup, teardown=glue.teardown, decls=glue.decls,
-                      source=None if (exact and clean) else source, module=module if not (exact and clean) else None)
+                      source=None if (exact and clean and not added) else source, module=module if not (exact and clean) else None)
     if exact and clean and precision == base_dtype:
         lang_obj = catalog().languages[lang]
         canon = canonical_binding(spec, lang_obj)

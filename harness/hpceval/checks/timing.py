@@ -51,9 +51,13 @@ def timed(job: Job) -> Evaluation | None:
         result = job.exec(job.toolchain.run_argv(job.model), env=env)
     job.timed = True
     failure = job.run_failure(result, 1, f"timing at {plan.label}")
+    record = read_record(job.workdir, plan)
+    if failure and record.live:  # a thread the call left running crashes the exit that frees its arrays: name the cause
+        k, what = record.live
+        return job.verdict(Verdict.wrong_model, f"work continued after the call returned ({plan.describe(k)}: {what}); "
+                           f"the run then failed: {failure.evidence}", failed_size=plan.label)
     if failure:
         return failure
-    record = read_record(job.workdir, plan)
     if record.problem:
         verdict = Verdict.runtime_error if "ended before" in record.problem else Verdict.wrong_result
         return job.verdict(verdict, f"timing size {plan.label}: {record.problem}", failed_size=plan.label)

@@ -524,7 +524,7 @@ class CudaToolchain(GpuProbeMixin, CompiledToolchain):
 
 
 def build_only(code: str, spec, model: ProgrammingModel, executor, toolchain=None, workdir: Path | None = None,
-               limits=None):
+               limits=None, binding=None):
     """Render a suggestion's build unit and run only its build steps through `executor` (no device needed).
 
     Returns the last ProcResult (returncode 0 = it compiled and linked). This is the CI path for GPU models:
@@ -537,7 +537,8 @@ def build_only(code: str, spec, model: ProgrammingModel, executor, toolchain=Non
 
     toolchain = toolchain or get_toolchain(model.toolchain)
     lang = catalog().languages[model.language]
-    files = render_unit(code, spec, lang, canonical_binding(spec, lang), toolchain.hooks(model), toolchain.driver_ext)
+    binding = binding or canonical_binding(spec, lang)
+    files = render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
     own = workdir is None
     workdir = workdir or scratch.new_dir(f"hpceval-build-{spec.id}-{model.id}-")
     try:

@@ -35,6 +35,19 @@ _C_NOISE = re.compile(r"\b(__global__|__device__|__host__|__forceinline__|__inli
                       r"__attribute__\s*\(\([^)]*\)\)|__declspec\s*\([^)]*\)|HOST_DEVICE|__kernel|__local)\b")
 
 
+_LEADING_QUALIFIERS = re.compile(rb"(?:(?:__global__|__device__|__host__|__forceinline__|__inline__|"
+                                 rb"KOKKOS_INLINE_FUNCTION|KOKKOS_FUNCTION|KOKKOS_FORCEINLINE_FUNCTION|HOST_DEVICE|"
+                                 rb"__kernel|static|inline)\s+)+$")
+
+
+def _with_leading_qualifiers(source: bytes, start: int) -> int:
+    """The start of a definition including the qualifiers before its type. The grammar never sees them (c_sanitize
+    blanks them), so a definition written `__global__\nvoid saxpy(...)` starts at `void`; cut there, the unit
+    would lose `__global__` and turn a device kernel into a host function."""
+    m = _LEADING_QUALIFIERS.search(source[max(0, start - 200):start])
+    return start - len(m.group(0)) if m else start
+
+
 def _blank(match: re.Match) -> str:
     return " " * len(match.group(0))
 
@@ -212,6 +225,7 @@ def _c_function(node: ts.Node, code: bytes, index: int, aliases, templates: set[
     # linkage specification: extern "C" void f(...)
     if node.parent is not None and node.parent.type == "linkage_specification" and node.parent.child_by_field_name("body") == node:
         start = node.parent.start_byte
+    start = _with_leading_qualifiers(source.encode(), start)
     raw = span(source.encode(), start, end)
     kind = "device_kernel" if re.search(r"\b__global__\b", raw) else "function"
     if node.parent is not None and node.parent.type == "field_declaration_list":

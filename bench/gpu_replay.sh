@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Evaluate imported suggestions (replay JSONL) for the GPU programming models on the lent GPU machine, in one call
+# (device tool; no internet, Python 3.12). Used for the published study results (results/copilot-2023/README.md).
+#
+#   bash bench/gpu_replay.sh NAME=FILE.jsonl [NAME=FILE.jsonl ...]
+#
+# Each FILE is evaluated with `hpceval run --llm replay:FILE --style paper --hints all -n 30` over $MODELS
+# (default: the GPU models that have a toolchain on that machine) into $OUT/NAME/ (results.sqlite and
+# evaluations.csv). Prepare .whl/ and .gpu-carry/ as bench/gpu_selftest.sh's header says and put the replay files
+# under .gpu-carry/ (ignored by git: research data never enters the repository); carry [".whl", ".gpu-carry"].
+# Merge here with `hpceval report CPU_DIR $OUT/NAME ...`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-$ROOT/results/gpu-replay-latest}
+MODELS=${MODELS:-cpp-cuda,cpp-hip,cpp-thrust,cpp-kokkos,python-cupy,python-pycuda,python-triton}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/gpu_replay.log") 2>&1
+export PYTHONUNBUFFERED=1 COLUMNS=160
+start=$(date +%s)
+step() { echo "== [$(( $(date +%s) - start )) s] $*"; }
+
+# shellcheck source=bench/gpu_env.sh
+source "$ROOT/bench/gpu_env.sh"
+
+rc=0
+for pair in "$@"; do
+  name=${pair%%=*}
+  file=${pair#*=}
+  step "$name: $file over $MODELS"
+  python3 -m hpceval.cli run --llm "replay:$file" --style paper --hints all -n 30 --models "$MODELS" \
+    --jobs "$JOBS" --out "$OUT/$name" || rc=1
+done
+step "done (rc=$rc)"
+exit $rc
