@@ -24,8 +24,14 @@ hpceval run --llm reference --style paper --hints none --kernels axpy,gemv --job
 hpceval report runs/copilot --baseline runs/reference --out results/copilot-2023
 hpceval report runs/llama2 --baseline runs/reference --out results/llama2-2023
 hpceval report runs/copilot runs/llama2 --baseline runs/reference --out results/study-2023/comparison
-cp runs/copilot/evaluations.csv results/copilot-2023/evaluations.csv
-cp runs/llama2/evaluations.csv results/llama2-2023/evaluations.csv
+# the per-suggestion CSVs, with the LLM named as the report names it (the records' llm, not the replay file's path)
+python3 - <<'PY'
+import pandas as pd
+for llm, name in (("copilot", "github-copilot-2023"), ("llama2", "llama-2-70b-2023")):
+    frame = pd.read_csv(f"runs/{llm}/evaluations.csv")
+    frame["llm"] = f"replay:{name}"
+    frame.to_csv(f"results/{llm}-2023/evaluations.csv", index=False)
+PY
 mkdir -p results/study-2023/reference && cp runs/reference/evaluations.csv results/study-2023/reference/evaluations.csv
 python3 bench/study_sample.py results/copilot-2023 results/llama2-2023 --n 20 --seed 2023 \
   > results/study-2023/manual_checks_sample.md

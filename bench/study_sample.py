@@ -3,8 +3,8 @@
     python3 bench/study_sample.py results/copilot-2023 results/llama2-2023 --n 20 --seed 2023
 
 Prints a Markdown table (LLM, prompt, rank, verdict, evidence) to fill in with a one-line manual judgement per row;
-results/study-2023/README.md holds the filled-in table. Suggestions without code (`no_code`) are not drawn: their
-verdict needs no judgement. The draw depends only on the CSVs and the seed, so anyone can redraw the same rows.
+results/study-2023/README.md holds the filled-in table. Suggestions without code (`no_code`) and those not executed
+(`infra_error`: no toolchain or no GPU here) are not drawn: their verdict needs no judgement. The draw depends only on the CSVs and the seed, so anyone can redraw the same rows.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2023)
     args = parser.parse_args()
     frame = pd.concat([pd.read_csv(d / "evaluations.csv") for d in args.dirs], ignore_index=True)
-    frame = frame[frame["verdict"] != "no_code"].sort_values(["llm", "prompt_id", "rank"]).reset_index(drop=True)
+    frame = frame[~frame["verdict"].isin(["no_code", "infra_error"])].sort_values(["llm", "prompt_id", "rank"]).reset_index(drop=True)
     picked = frame.sample(n=min(args.n, len(frame)), random_state=args.seed).sort_values(["llm", "prompt_id", "rank"])
     print("| # | LLM | prompt | rank | verdict | evidence (start) |")
     print("|---|-----|--------|------|---------|------------------|")

@@ -185,3 +185,17 @@ def test_roofline_efficiency():
     assert eff["roofline_efficiency"] == pytest.approx(0.6)
     missing = roofline_efficiency(2.0, 12.0, None, 20.0)
     assert math.isnan(missing["compute_efficiency"]) and math.isnan(missing["roofline_efficiency"])
+
+
+def test_a_prompt_whose_code_was_never_executed_is_not_scored_by_its_empty_suggestions():
+    """A GPU prompt on a machine without a GPU: every suggestion with code is infra_error; the comment-only ones
+    (no_code) need no toolchain. Graded on those alone the prompt would be 0 for a reason that has nothing to do
+    with the code: it is not executed (NaN), and its no_code rows are not counted as scored."""
+    rubric = Rubric.load(None)
+    grade = rubric.grade(["infra_error", "no_code", "infra_error", "no_code"])
+    assert grade.n == 0 and math.isnan(grade.score) and grade.infra == 2
+    # one executed suggestion is enough for the prompt to be scored, its empty suggestions with it
+    grade = rubric.grade(["infra_error", "no_code", "wrong_result"])
+    assert grade.n == 2 and grade.score == 0.0
+    # without any infra_error a prompt of empty suggestions is the LLM's failure
+    assert rubric.grade(["no_code", "no_code"]).n == 2

@@ -206,6 +206,10 @@ class Rubric:
         scored = [v for v in all_v if v not in UNSCORED]
         infra = sum(v == Verdict.infra_error.value for v in all_v)
         unbindable = sum(v == Verdict.unbindable.value for v in all_v)
+        if infra and all(v == Verdict.no_code.value for v in scored):
+            # nothing with code was executed (a toolchain or GPU missing): the empty suggestions alone would
+            # grade the prompt 0, only because they are the ones that need no toolchain; not executed instead
+            scored = []
         if self.k is not None:
             scored = scored[: self.k]
         n = len(scored)

@@ -35,7 +35,11 @@ def _sqlite_of(path: Path) -> Path | None:
 
 
 def _llm_label(spec: str, identity: dict[str, Any]) -> str:
-    """`reference`, `openai:MODEL` and `replay:FILE` name themselves; `local` gets the model it served."""
+    """`reference` and `openai:MODEL` name themselves; `local` gets the model it served; `replay:FILE` the LLM its
+    records name when they name one (`replay:github-copilot-2023`), else the file."""
+    named = identity.get("llm") if isinstance(identity, dict) and identity.get("backend") == "replay" else None
+    if spec.startswith("replay:") and isinstance(named, list) and len(named) == 1:
+        return f"replay:{named[0]}"
     model = identity.get("model") if isinstance(identity, dict) else None
     if spec == "reference" or ":" in spec or not model or model == spec:
         return spec

@@ -140,7 +140,7 @@ def prompt_scores(samples: pd.DataFrame, rubric: Rubric, ks: Sequence[int] = KS)
     cells = set(zip(known["kernel"], known["model"], strict=True))      # kernel x model cells with a baseline
     for keys, g in samples.sort_values("rank").groupby(PROMPT_KEYS + ["run_id", "prompt_id"], sort=True):
         grade = rubric.grade(g["verdict"].tolist())
-        scored = g[~g["verdict"].isin(OUTSIDE)]
+        scored = g[~g["verdict"].isin(OUTSIDE)] if grade.n else g.iloc[0:0]  # grade.n = 0: not executed
         correct = (scored["verdict"] == CORRECT).to_numpy()
         # a cell with a baseline gives every prompt a speedup@k (0 when nothing is correct); NaN without one
         has_base = (keys[PROMPT_KEYS.index("kernel")], keys[PROMPT_KEYS.index("model")]) in cells
@@ -176,7 +176,7 @@ def _aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks
             row["kernels"] = int(g["kernel"].nunique())
         counts = g["verdict"].value_counts()
         row.update(prompts=int((p["scored"] > 0).sum()), suggestions=len(g),
-                   scored=int(len(g) - counts.get(INFRA, 0) - counts.get(UNBINDABLE, 0)),
+                   scored=int(p["scored"].sum()),  # the prompts' own count (a prompt never executed scores none)
                    infra_error=int(counts.get(INFRA, 0)), unbindable=int(counts.get(UNBINDABLE, 0)),
                    correct=int(counts.get(CORRECT, 0)))
         for v in SCORED_VERDICTS:
