@@ -3,9 +3,11 @@
 Why: a kill or an interrupt at any instant must lose nothing, duplicate nothing, change no verdict, and leave no
 process and no directory behind (issue 14). A few hand-picked kill points cannot show that; many random ones can.
 
-Two commands write into one results directory (two runs of one store): `--llm reference` over some CPU models and
-kernels, and `--llm replay:FILE` whose file holds the automatic mutants of some references (hpceval.mutants), so
-both correct and rejected suggestions are in play. For `--minutes`, one of them (in turn) is started and, after a
+Three commands write into one results directory (three runs of one store): `--llm reference` over some CPU models
+and kernels, `--llm replay:FILE` whose file holds the automatic mutants of some references (hpceval.mutants), and
+`--llm openai:soak` against bench/fault_endpoint.py, an OpenAI-compatible endpoint that answers with a reference
+and its mutants and injects faults into 30 % of the requests (500, 429 with Retry-After, dropped connections,
+truncated JSON, 2 s delays), so both correct and rejected suggestions, and a flaky server, are in play. For `--minutes`, one of them (in turn) is started and, after a
 random 1-8 s (half of the time) or 8 s to --max-wait (40 s), killed: SIGKILL to the process, SIGKILL to its
 process group, or SIGINT (which must stop it within 3 s with exit 130). After every stop the soak waits for its
 jobs and dirs to go (3 s at most) and counts what is left: processes whose command line names the soak's folder,
@@ -35,6 +37,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from fault_endpoint import FaultEndpoint
+
 HPCEVAL = [sys.executable, "-m", "hpceval.cli"]
 
 
@@ -60,11 +64,33 @@ def mutant_replay(path: Path, models: list[str], kernels: list[str], per_prompt:
     return prompts, len(records)
 
 
-def commands(args, replay: Path, out: Path) -> list[list[str]]:
+def endpoint_answers(models: list[str], kernels: list[str], per_prompt: int) -> dict[str, list[str]]:
+    """Chat prompt text -> the answers the fault endpoint gives: the reference, then its first mutants."""
+    from hpceval.mutants import generate_mutants
+    from hpceval.prompts import plan
+    from hpceval.spec import catalog
+
+    cat = catalog()
+    answers = {}
+    for prompt in plan(cat, [cat.kernels[k] for k in kernels], [cat.models[m] for m in models], ["chat"], ["none"]):
+        spec, pm = cat.kernels[prompt.kernel], cat.models[prompt.model]
+        source = spec.solution_path(pm, cat)
+        if source.is_file():
+            fence = cat.languages[pm.language].id
+            code = [source.read_text(), *(m.code for m in generate_mutants(source.read_text(), pm.language))]
+            answers[prompt.text] = [f"```{fence}\n{c}\n```" for c in code[:per_prompt]]
+    return answers
+
+
+def commands(args, replay: Path, out: Path, endpoint: str) -> list[list[str]]:
     common = ["--models", args.models, "--kernels", args.kernels, "--no-timing", "--jobs", str(args.jobs),
               "--out", str(out)]
+    served = ["--models", args.mutant_models, "--kernels", args.mutant_kernels, "--no-timing", "--jobs",
+              str(args.jobs), "--out", str(out)]
     return [["run", "--llm", "reference", *common],
-            ["run", "--llm", f"replay:{replay}", "-n", str(args.mutants), *common]]
+            ["run", "--llm", f"replay:{replay}", "-n", str(args.mutants), *common],
+            ["run", "--llm", "openai:soak", "--base-url", endpoint, "--style", "chat", "-n", "3",
+             "--request-timeout", "5", *served]]
 
 
 def strays(root: Path, tmpdir: Path) -> tuple[list[str], list[str]]:
@@ -166,32 +192,39 @@ def main() -> None:
     parser.add_argument("--max-wait", type=float, default=40.0, help="longest run before the signal (s)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--fault-rate", type=float, default=0.3, help="share of endpoint requests answered by a fault")
     parser.add_argument("--keep", action="store_true", help="keep the soak folder")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     root = Path(tempfile.mkdtemp(prefix="hpceval-soak-"))
     tmpdir = root / "tmp"
     tmpdir.mkdir()
-    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    env = {**os.environ, "TMPDIR": str(tmpdir), "OPENAI_API_KEY": "soak"}
     replay = root / "mutants.jsonl"
     prompts, records = mutant_replay(replay, args.mutant_models.split(","), args.mutant_kernels.split(","),
                                      args.mutants)
+    endpoint = FaultEndpoint(endpoint_answers(args.mutant_models.split(","), args.mutant_kernels.split(","), 3),
+                             fault_rate=args.fault_rate, seed=args.seed)
     try:
         started = time.monotonic()
-        counts = disturbed(args, commands(args, replay, root / "soak"), env, root, tmpdir, rng)
+        counts = disturbed(args, commands(args, replay, root / "soak", endpoint.url), env, root, tmpdir, rng)
         soak_s = time.monotonic() - started
         during = rows(root / "soak")["evaluations"] if (root / "soak" / "results.sqlite").is_file() else 0
-        finish(commands(args, replay, root / "soak"), env, "finishing")
-        finish(commands(args, replay, root / "baseline"), env, "baseline")
+        finish(commands(args, replay, root / "soak", endpoint.url), env, "finishing")
+        finish(commands(args, replay, root / "baseline", endpoint.url), env, "baseline")
         _, procs, dirs = settle(root, tmpdir)
         soak, base = rows(root / "soak"), rows(root / "baseline")
     finally:
+        endpoint.close()
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
     differ = [k for k in set(soak["by_key"]) | set(base["by_key"]) if soak["by_key"].get(k) != base["by_key"].get(k)]
     print(f"\nsoak: {soak_s / 60:.1f} min disturbed, then finished undisturbed; baseline: the same commands "
           f"undisturbed in a fresh directory ({prompts} mutant prompts, {records} mutant records)\n")
-    print("| disturbed phase | count |\n|---|---|")
+    print("| endpoint answers (whole soak) | count |\n|---|---|")
+    for key, value in sorted(endpoint.counts.items()):
+        print(f"| {key} | {value} |")
+    print("\n| disturbed phase | count |\n|---|---|")
     for key in ("starts", "finished before the signal", "SIGKILL process", "SIGKILL group", "SIGINT",
                 "SIGINT: stopped within 3 s", "SIGINT: exit 130", "SIGINT: one resume line",
                 "SIGINT: slower than 3 s (then SIGKILL)", "max SIGINT stop ms", "tracebacks", "max settle ms",

@@ -243,7 +243,7 @@ def test_a_missing_image_is_infra_error(catalog):
     assert e.image == ""
 
 
-WRONG = {"cpp": ("y[i] = sum;", "y[i] = sum + 1.0;"), "fortran": ("y(i) = s", "y(i) = s + 1.0d0"),
+WRONG = {"cpp": ("y[i] = sum;", "y[i] = sum + 1.0;"), "fortran": ("y(i) = 0.0d0", "y(i) = 1.0d0"),
          "python": ("out=y[:m])", "out=y[:m]); y[0] += 1.0")}
 
 

@@ -61,7 +61,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "4"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "5"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -141,7 +141,7 @@ class Evaluator:
         if binding.error:
             if "harness fault" in binding.error:  # the binder crashed: not the suggestion's fault
                 return Evaluation(verdict=Verdict.infra_error, evidence=binding.error, **base)
-            return _unbound(code, lang.id, binding.error, base)
+            return _unbound(code, lang.id, binding.error, base, spec)
         missing = _missing_names(binding.source or code, lang.id)
         if missing:  # a complete-looking function that calls what nobody defines: no kernel to build
             return Evaluation(verdict=Verdict.incomplete, evidence=missing, **base)
@@ -149,7 +149,7 @@ class Evaluator:
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
         except BindError as exc:
-            return _unbound(code, lang.id, str(exc), base)
+            return _unbound(code, lang.id, str(exc), base, spec)
         prefix = f"hpceval-{spec.id}-{model.id}-"  # in the scratch root: removed with the run however it ends
         workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
@@ -229,13 +229,38 @@ def _completeness(code: str, lang: str) -> str | None:
     return reason
 
 
-def _unbound(code: str, lang: str, error: str, base: dict) -> Evaluation:
-    """No binding: `incomplete` when there is no complete kernel (the LLM's fault), else `unbindable` (the
-    harness's shortfall, outside the score)."""
+def _unbound(code: str, lang: str, error: str, base: dict, spec: KernelSpec | None = None) -> Evaluation:
+    """No binding: `incomplete` when there is no complete kernel (the LLM's fault); `wrong_result` when the
+    function lacks one of the kernel's data inputs (another operation); else `unbindable` (the harness's
+    shortfall, outside the score)."""
     reason = _completeness(code, lang)
     if reason:
         return Evaluation(verdict=Verdict.incomplete, evidence=f"{reason}; {error}", **base)
+    missing = _missing_data_inputs(error, spec) if spec is not None else []
+    if missing:
+        return Evaluation(verdict=Verdict.wrong_result,
+                          evidence=f"{error}: a function without {', '.join(missing)} cannot compute {spec.name} for "
+                                   f"the {', '.join(missing)} it is given (another operation, or a fixed value)",
+                          **base)
     return Evaluation(verdict=Verdict.unbindable, evidence=error, **base)
+
+
+# Inputs a kernel function may fix itself without computing something else: a solver's stopping rule.
+CONTROL_INPUTS = frozenset({"tol", "max_iter"})
+
+
+def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:
+    """The kernel's data inputs the binder found no parameter for (every missing name must be one): input arrays
+    and real scalars of the formula (AXPY's a), never sizes (implied by the arrays), outputs (an in-place update
+    has no separate output) or control inputs."""
+    found = re.search(r": no parameter for ([\w, ]+?)(?: \(|$)", error)
+    if not found:
+        return []
+    names = [n.strip() for n in found.group(1).split(",")]
+    params = {p.name: p for p in spec.params}
+    data = [n for n in names if n in params and not params[n].is_output and n not in CONTROL_INPUTS
+            and (params[n].is_array or params[n].kind == "real")]
+    return data if len(data) == len(names) else []
 
 
 def _missing_names(code: str, lang: str) -> str | None:

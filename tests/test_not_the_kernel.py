@@ -1,0 +1,92 @@
+"""A complete function that lacks one of the kernel's data inputs computes another operation: the LLM's failure.
+
+Llama-2's AXPY suggestions were mostly other kernels under the AXPY name (a dot product, `z = x + y` without `a`).
+Such a function cannot be bound, and leaving it `unbindable` (outside the score) credited the LLM with nothing
+wrong. A function with no parameter for a data input (an input array, or a real scalar of the formula such as
+AXPY's `a`) cannot compute the kernel for the values it is given: `wrong_result`, with evidence that says so.
+Left as they were: control parameters a solver may fix itself (CG's tol and max_iter), missing outputs (an
+in-place update), sizes (implied by the arrays), and functions the harness failed to map for other reasons.
+Cases written as an unseen LLM would write them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hpceval.contracts import Verdict
+
+V = Verdict
+
+CASES = [
+    ("dot-product-as-axpy", "axpy", "cpp-openmp", """
+#include <omp.h>
+double dotProduct(float *x, float *y, int n) {
+  double sum = 0.0;
+#pragma omp parallel for reduction(+:sum)
+  for (int j = 0; j < n; j++) sum += x[j] * y[j];
+  return sum;
+}
+""", V.wrong_result, "no parameter for a"),
+    ("vector-add-as-axpy", "axpy", "cpp-openmp", """
+void axpyCPU(float *x, float *y, float *z, int n) {
+#pragma omp parallel for
+  for (int j = 0; j < n; j++) z[j] = x[j] + y[j];
+}
+""", V.wrong_result, "no parameter for a"),
+    ("python-fixed-scale", "axpy", "python-numpy", """
+import numpy as np
+
+def axpy(x, y):
+    return 2.0 * x + y
+""", V.wrong_result, "no parameter for a"),
+    ("gemv-without-x", "gemv", "cpp-openmp", """
+void gemv(int m, int n, const double *A, double *y) {
+#pragma omp parallel for
+  for (int i = 0; i < m; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[i * n + j]; y[i] = s; }
+}
+""", V.wrong_result, "no parameter for x"),
+    # CG with its own fixed tolerance and iteration cap: not a different kernel
+    ("cg-fixed-tolerance", "cg", "python-numpy", """
+import numpy as np
+
+def cg(n, row_ptr, col_idx, values, b, x):
+    def matvec(v):
+        out = np.zeros(n)
+        for i in range(n):
+            out[i] = values[row_ptr[i]:row_ptr[i + 1]] @ v[col_idx[row_ptr[i]:row_ptr[i + 1]]]
+        return out
+    r = b - matvec(x)
+    p = r.copy()
+    rs = r @ r
+    for _ in range(1000):
+        Ap = matvec(p)
+        alpha = rs / (p @ Ap)
+        x += alpha * p
+        r -= alpha * Ap
+        rs_new = r @ r
+        if np.sqrt(rs_new) < 1e-10:
+            break
+        p = r + (rs_new / rs) * p
+        rs = rs_new
+    return x
+""", None, ""),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_function_without_a_data_input_is_not_the_kernel(case, catalog, evaluator):
+    _, kernel, model, code, verdict, evidence = case
+    e = evaluator.evaluate(code, catalog.kernels[kernel], catalog.models[model],
+                           binding=_paper_binding(catalog, code, kernel, model))
+    if verdict is None:  # fixed control parameters: never "not the kernel"
+        assert "cannot compute" not in e.evidence, e.evidence
+        return
+    assert e.verdict == verdict, f"{e.verdict}: {e.evidence}"
+    assert evidence in e.evidence and "cannot compute" in e.evidence, e.evidence
+
+
+def _paper_binding(catalog, code, kernel, model):
+    from hpceval.bind.signature import infer_binding
+
+    m = catalog.models[model]
+    return infer_binding(code, catalog.kernels[kernel], catalog.languages[m.language], m)
