@@ -2,7 +2,7 @@
 # The published study results (results/copilot-2023, results/llama2-2023, results/study-2023), regenerated end
 # to end on a CPU machine: import the study dumps from ../shared/corpus, evaluate every suggestion (replay), time
 # the reference solutions as the speedup baseline, and write the reports. Raw runs (results.sqlite, which holds
-# the suggestions' text: research data) stay in runs/, never in the repository. About 30 min on 2 cores.
+# the suggestions' text: research data) stay in runs/, never in the repository. About 12 min on 2 cores.
 #
 #   bash bench/study_2023.sh [CORPUS_DIR]        (default ../shared/corpus)
 #

@@ -461,6 +461,37 @@ def test_interpreter_start_failure_is_retried_then_harness_fault(catalog, failur
 # --------------------------------------------------------------------------------- what a job sees of the host
 
 
+def test_home_is_empty_in_the_jail(run, tmp_path):
+    """/home is a private tmpfs: a job cannot list or read users' files (here a planted one, when root can plant)."""
+    planted = Path("/home/hpceval-test-user/secret.txt")
+    try:
+        planted.parent.mkdir(exist_ok=True)
+        planted.write_text("secret")
+        planted.parent.chmod(0o755)
+        planted.chmod(0o644)
+    except OSError:
+        planted = None
+    code = """
+    import os
+
+    import numpy as np
+
+    SEEN = os.listdir("/home") if os.path.isdir("/home") else []
+    READ = os.path.exists("/home/hpceval-test-user/secret.txt")
+
+
+    def saxpy(n, a, x, y):
+        y += np.float32(a) * x if not SEEN and not READ else np.float32(1e30)
+    """
+    try:
+        e, _ = run("axpy", "python-numpy", code)
+    finally:
+        if planted is not None:
+            planted.unlink()
+            planted.parent.rmdir()
+    assert e.verdict == Verdict.correct, f"the job saw /home: {e.evidence}"
+
+
 def test_etc_shows_only_the_sandbox_user(run):
     """/etc in the jail is synthetic: passwd and group know only the sandbox user, the host name is `sandbox`, and
     the linker cache is there (the code runs at all)."""

@@ -20,6 +20,7 @@ from hpceval import scratch
 from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers
 from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.glue.launch import harness_launched
+from hpceval.bind.signature import CLOSED
 from hpceval.bind.graded import graded_spec
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
@@ -61,7 +62,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "5"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "6"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -253,7 +254,7 @@ def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:
     """The kernel's data inputs the binder found no parameter for (every missing name must be one): input arrays
     and real scalars of the formula (AXPY's a), never sizes (implied by the arrays), outputs (an in-place update
     has no separate output) or control inputs."""
-    found = re.search(r": no parameter for ([\w, ]+?)(?: \(|$)", error)
+    found = re.search(r": no parameter for ([\w, ]+?)" + re.escape(CLOSED), error)
     if not found:
         return []
     names = [n.strip() for n in found.group(1).split(",")]

