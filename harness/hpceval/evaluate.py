@@ -20,8 +20,8 @@ from hpceval import scratch
 from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers
 from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.glue.launch import harness_launched
-from hpceval.bind.signature import CLOSED
 from hpceval.bind.graded import graded_spec
+from hpceval.bind.signature import CLOSED
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
 from hpceval.checks.build import builds
