@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -77,7 +78,12 @@ local_directory = "{tmp_path / 'dask'}"
     records = [line for line in jobcomp.read_text()[len(before):].splitlines() if "Name=hpceval-worker" in line]
     print("\n".join(records))
     assert records, f"no hpceval-worker job in {jobcomp}"
-    queue = subprocess.run(["squeue", "-h", "-n", "hpceval-worker", "-t", "PENDING,RUNNING"], capture_output=True, text=True, env=env)
+    for _ in range(60):  # scancel is asynchronous: a loaded machine takes seconds to end the worker jobs
+        queue = subprocess.run(["squeue", "-h", "-n", "hpceval-worker", "-t", "PENDING,RUNNING"], capture_output=True,
+                               text=True, env=env)
+        if not queue.stdout.strip():
+            break
+        time.sleep(0.5)
     assert queue.stdout.strip() == "", queue.stdout
     with sqlite3.connect(tmp_path / "slurm" / "results.sqlite") as db:
         environment = db.execute("SELECT environment FROM runs").fetchone()[0]

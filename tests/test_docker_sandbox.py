@@ -78,11 +78,19 @@ def leftovers(marker: str, settle_s: float = 5.0) -> list[str]:
         time.sleep(0.2)
 
 
-def no_job_containers() -> bool:
-    """No container of a finished job is left (warm, never-used ones, hpceval-warm-*, may wait for the next)."""
-    out = subprocess.run(["docker", "ps", "-a", "--format", "{{.Names}}", "--filter", "label=org.hpceval.job"],
-                         capture_output=True, text=True).stdout
-    return not [name for name in out.split() if name.startswith("hpceval-job-")]
+def no_job_containers(within_s: float = 15.0) -> bool:
+    """No container of a finished job is left (warm, never-used ones, hpceval-warm-*, may wait for the next), at
+    the latest `within_s` after the job (the engine removes a killed container asynchronously; a loaded machine
+    takes seconds)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        out = subprocess.run(["docker", "ps", "-a", "--format", "{{.Names}}", "--filter", "label=org.hpceval.job"],
+                             capture_output=True, text=True).stdout
+        if not [name for name in out.split() if name.startswith("hpceval-job-")]:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.5)
 
 
 # ------------------------------------------------------------------------------------------------ network
