@@ -59,3 +59,14 @@ def test_stored_evidence_names_no_host_home_folder(evaluator, catalog):
     e = evaluator.evaluate(code, catalog.kernels["axpy"], catalog.models["python-numpy"])
     assert e.verdict == Verdict.runtime_error and "homes:" in e.evidence, e.evidence
     assert not [h for h in named if h in e.evidence.replace(PLACEHOLDER, " ").split()], e.evidence
+
+
+def test_cache_paths_in_evidence_are_relative_to_the_cache(monkeypatch, tmp_path):
+    """A compiler error inside a cached Kokkos build names $HPCEVAL_CACHE, not this machine's folder."""
+    from hpceval.redact import CACHE_NAME
+
+    monkeypatch.setenv("HPCEVAL_CACHE", str(tmp_path / "cache"))
+    header = tmp_path / "cache" / "kokkos-3.4.01-openmp-serial" / "include" / "Kokkos_View.hpp"
+    e = redacted(Evaluation(verdict=Verdict.build_error, evidence=f"{header}:894:7: error: no type named 'type'"))
+    assert str(tmp_path) not in e.evidence
+    assert e.evidence.startswith(f"{CACHE_NAME}/kokkos-3.4.01-openmp-serial/include/Kokkos_View.hpp:894:7")

@@ -81,7 +81,19 @@ def redact_text(text: str, words: tuple[str, ...] | set[str] | None = None) -> s
     return pattern.sub(PLACEHOLDER, text)
 
 
+CACHE_NAME = "$HPCEVAL_CACHE"
+
+
+def relative_to_cache(text: str) -> str:
+    """Paths into the harness's per-machine cache (a Kokkos header in a compiler error) as `$HPCEVAL_CACHE/...`:
+    the published evidence names no folder of the machine that ran it."""
+    from hpceval.toolchains.cuda import cache_dir
+
+    root = str(cache_dir())
+    return text.replace(root, CACHE_NAME) if text and root in text else text
+
+
 def redacted(evaluation: Evaluation) -> Evaluation:
     """The evaluation with its evidence redacted (the same object when there was nothing to take out)."""
-    clean = redact_text(evaluation.evidence)
+    clean = relative_to_cache(redact_text(evaluation.evidence))
     return evaluation if clean == evaluation.evidence else evaluation.model_copy(update={"evidence": clean})
