@@ -92,16 +92,15 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
             teardown.append(f"{api}Memcpy({host}, {dev}, ({count}) * sizeof({elem}), {api}MemcpyDeviceToHost);")
         frees.append(f"{api}Free({dev});")
         args[i] = dev
-    grid = ", ".join(f"(unsigned)((hp_extent + {b} - 1) / {b})" if d < dims else "1" for d, b in enumerate(block))
-    out.setup.append(f"const long hp_extent = std::max<long>({extent}, 1);")
-    out.setup.append(f"const dim3 hp_grid({grid}), hp_block({', '.join(block)});")
     out.teardown = teardown + list(g.teardown) + frees
     if not launch:
-        out.setup = out.setup[:-2]
         out.call = f"{{ {m.fn.name}({', '.join(args)}); {api}DeviceSynchronize(); }}"
         out.notes.append("a host function that launches on device pointers (it never allocates or copies): arrays "
                          "passed as device buffers, copied in before the call and back after it")
         return out
+    grid = ", ".join(f"(unsigned)((hp_extent + {b} - 1) / {b})" if d < dims else "1" for d, b in enumerate(block))
+    out.setup.append(f"const long hp_extent = std::max<long>({extent}, 1);")
+    out.setup.append(f"const dim3 hp_grid({grid}), hp_block({', '.join(block)});")
     out.call = f"{{ {m.fn.name}<<<hp_grid, hp_block>>>({', '.join(args)}); {api}DeviceSynchronize(); }}"
     out.notes.append(f"a __global__ kernel with no host launcher: the harness launches it ({dims}D grid of "
                      f"{'x'.join(block[:dims])}-thread blocks covering the largest size, {', '.join(sizes) or '1'}; "
