@@ -61,6 +61,7 @@ def measure(workers: int, evaluator, jobs, noop_jobs: int) -> dict:
     from hpceval.dispatch.worker import noop_job
 
     results: dict[str, str] = {}
+    evidence: dict[str, str] = {}
     with DaskDispatcher(workers=workers, announce=lambda line: None, poll_s=1.0) as dispatcher:
         client = dispatcher.start(sorted({j.model.id for j in jobs}))
         need = requirements(jobs[0].model)
@@ -71,10 +72,14 @@ def measure(workers: int, evaluator, jobs, noop_jobs: int) -> dict:
             fut.result()
         noop_s = time.perf_counter() - start
         start = time.perf_counter()
-        dispatcher.evaluate(evaluator, jobs, lambda key, ev: results.__setitem__(key, ev.verdict.value))
+        def keep(key, ev):
+            results[key] = ev.verdict.value
+            evidence[key] = ev.evidence
+
+        dispatcher.evaluate(evaluator, jobs, keep)
         eval_s = time.perf_counter() - start
     return {"workers": workers, "jobs": len(jobs), "seconds": eval_s, "evals_per_s": len(jobs) / eval_s,
-            "noop_jobs": noop_jobs, "noop_s": noop_s, "verdicts": results}
+            "noop_jobs": noop_jobs, "noop_s": noop_s, "verdicts": results, "evidence": evidence}
 
 
 def main() -> None:
@@ -126,12 +131,21 @@ def main() -> None:
         lines.append(f"| {t['workers']} | {t['evaluations']} | {t['seconds']} | {t['evals_per_s']} | "
                      f"{t['speedup']}x | {t['efficiency']:.0%} | {t['overhead_ms']} ms | {t['overhead_pct']}% | "
                      f"{'yes' if same else 'NO'} |")
+    differing = []
+    for row in rows[1:]:
+        for key in sorted(set(base["verdicts"]) | set(row["verdicts"])):
+            if base["verdicts"].get(key) != row["verdicts"].get(key):
+                differing.append(f"{row['workers']} workers, {key}: {row['verdicts'].get(key)} "
+                                 f"({row['evidence'].get(key, '')[:300]}) vs 1 worker: {base['verdicts'].get(key)} "
+                                 f"({base['evidence'].get(key, '')[:300]})")
     counts: dict[str, int] = {}
     for verdict in base["verdicts"].values():
         counts[verdict] = counts.get(verdict, 0) + 1
     summary = (f"{os.cpu_count()} CPUs, {len(jobs)} jobs, mean evaluation {job_s:.2f} s on one worker; "
                f"verdicts {dict(sorted(counts.items()))}")
     text = "\n".join(lines) + "\n\n" + summary + "\n"
+    if differing:
+        text += "\nVerdicts that differ from the 1-worker run:\n\n" + "\n".join(f"* {d}" for d in differing) + "\n"
     print(text)
     (out / "scale_out.md").write_text(text)
     with open(out / "scale_out.csv", "w", newline="") as f:

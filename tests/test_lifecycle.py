@@ -235,3 +235,18 @@ def test_stale_scratch_roots_are_swept_and_live_ones_kept(tmp_path, monkeypatch)
         holder.wait()
     assert not scratch.alive(live.name)
     assert scratch.sweep_stale(base) == [live]
+
+
+def test_a_scratch_root_being_made_is_not_swept(tmp_path, monkeypatch):
+    """`root()` creates the lock file, then locks it, then writes its pid: a sweep by another process starting at
+    that moment (16 Dask workers at once) found the lock free and removed a live root."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    base = scratch.base_dir()
+    making = base / "4242-making"
+    making.mkdir()
+    (making / scratch.LOCK_NAME).write_text("")  # created, not yet locked, no pid yet
+    assert scratch.sweep_stale(base) == [] and making.is_dir()
+    old = time.time() - 2 * scratch.YOUNG_S  # a root its maker never finished (it died in between): swept later
+    os.utime(making, (old, old))
+    assert scratch.sweep_stale(base) == [making]

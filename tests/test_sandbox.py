@@ -608,3 +608,20 @@ def test_case_files_are_never_written_through_a_link(catalog, victim_dir, tmp_pa
     remove_case_dirs(tmp_path)
     assert not (tmp_path / "c0").exists() and not os.path.lexists(tmp_path / "c1")
     assert (victim_dir / "precious.txt").read_text() == "precious\n"
+
+
+def test_jobs_run_without_address_space_randomisation(run):
+    """A kernel that reads past an array must get the same verdict in every run: with randomised addresses a GEMV
+    mutant was a segfault in one run and garbage output in the next. The jail sets ADDR_NO_RANDOMIZE."""
+    code = """
+    import numpy as np
+
+    with open("/proc/self/personality") as f:
+        FLAGS = int(f.read().strip(), 16)
+
+
+    def saxpy(n, a, x, y):
+        y += np.float32(a) * x if FLAGS & 0x0040000 else np.float32(1e30)
+    """
+    e, _ = run("axpy", "python-numpy", code)
+    assert e.verdict == Verdict.correct, f"the job ran with randomised addresses: {e.evidence}"

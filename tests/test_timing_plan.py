@@ -200,3 +200,17 @@ def test_gpu_probe_record_nonce_and_default_name(tmp_path):
     (tmp_path / "gpu_probe-x.txt").write_text("hpceval-probe 1 right\nM 0 0 100\nM 0 1 200\nK 110 150 k\n")
     times, how = tool.kernel_times(tmp_path, None, 1, 0, probe_file="gpu_probe-x.txt", nonce="right")
     assert times == [] and "tampering" in how
+
+
+def test_a_device_to_host_copy_that_lands_after_the_call_returned_is_seen():
+    """The returned mark (phase 2, before the driver's device sync): a pinned cudaMemcpyAsync left in flight."""
+    data = _probe([(100, 10_000_000), (10_000_100, 20_000_000)], [(200, 300), (10_000_200, 10_000_300)])
+    data.marks += [(0, 2, 400), (1, 2, 10_000_400)]
+    data.copies = [(350, 9_000_000, 4096, 2)]  # device-to-host, 9 ms after call 0 returned
+    times, how = marked_calls(data, calls=2, warmup=1)
+    assert times == [] and how.startswith("outside calls:") and "after the call returned" in how
+    data.copies = [(350, 390, 4096, 2), (10_000_500, 10_000_900, 4096, 2)]  # in time; the driver's own copy later
+    times, how = marked_calls(data, calls=2, warmup=1)
+    assert times == pytest.approx([100e-9]), how
+    data.copies = [(350, 9_000_000, 4096, 1)]  # host-to-device in flight: no output reached the host late
+    assert marked_calls(data, calls=2, warmup=1)[0] == pytest.approx([100e-9])

@@ -127,7 +127,7 @@ class Evaluator:
         toolchain = get_toolchain(model.toolchain)
         info = _model_info(toolchain, model, self.executor.toolchain_info(toolchain), self.executor)
         base = {"toolchain": toolchain.name, "toolchain_version": info.version,
-                "image": self.executor.image_digest(toolchain.name), "device": model.device}
+                "image": self.executor.image_digest(toolchain.name), "device": toolchain.device(model, code)}
         if not code.strip():
             return Evaluation(verdict=Verdict.no_code, evidence="no code in the suggestion", **base)
         if not info.available:

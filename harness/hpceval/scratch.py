@@ -129,21 +129,27 @@ def _owner_gone(entry: Path) -> bool:
     try:
         fd = os.open(entry / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
     except FileNotFoundError:
-        try:
-            return time.time() - entry.lstat().st_mtime > YOUNG_S
-        except OSError:
-            return False
+        return _age(entry) > YOUNG_S
     except OSError:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
+        # nobody holds it, but a root whose lock file has no pid yet may be one that `root()` is making right
+        # now (between creating the file and locking it): 16 Dask workers starting together removed a live one
+        return bool(_read_pid(fd)) or _age(entry) > YOUNG_S
     except OSError as exc:
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
             return False
         return not _pid_alive(_read_pid(fd))  # no flock on this file system: fall back to the pid
     finally:
         os.close(fd)
+
+
+def _age(entry: Path) -> float:
+    try:
+        return time.time() - entry.lstat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _read_pid(fd: int) -> int:

@@ -55,6 +55,11 @@ class Job:
     serial: bool = False  # the thread check saw one thread at every validation size (decided at the timing size)
 
     @property
+    def device(self) -> str:
+        """Where the kernels run ("cpu"/"gpu"), as the toolchain decided for this suggestion (Toolchain.device)."""
+        return str(self.base.get("device") or self.model.device)
+
+    @property
     def can_time(self) -> bool:
         return self.adjust is None or self.adjust.timing
 

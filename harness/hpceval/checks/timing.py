@@ -34,7 +34,7 @@ TIMING_LOCK = threading.Lock()
 def timing_size(job: Job) -> dict[str, int]:
     """The spec's timing size, or its GPU timing size for GPU models (a working set that leaves the L2)."""
     gpu = getattr(job.spec.sizes, "gpu_timing", None)
-    return dict(gpu) if gpu and job.model.device == "gpu" else dict(job.spec.sizes.timing)
+    return dict(gpu) if gpu and job.device == "gpu" else dict(job.spec.sizes.timing)
 
 
 @check("timing")
@@ -124,7 +124,7 @@ def _plausibility(job: Job, plan: TimingPlan, reported: float, outside: float) -
     flops = job.spec.metric(job.spec.flops, {**plan.size, **scalars})
     nbytes = job.spec.metric(job.spec.bytes, {**plan.size, **scalars})
     reasons = []
-    bound = lower_bound(flops, nbytes, job.spec.dtype, job.model.device)
+    bound = lower_bound(flops, nbytes, job.spec.dtype, job.device)
     if bound is not None and median < bound.seconds:
         reasons.append(f"median {median:.3e} s is below the physical lower bound {bound.seconds:.3e} s ({bound.how})")
     if outside > 0 and reported > outside * 1.05 + 0.05:

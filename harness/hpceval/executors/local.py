@@ -151,6 +151,10 @@ def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool
     jail = [
         nsjail_binary(), "--mode", "o", "--chroot", "/", "--really_quiet", *identity,
         "--hostname", "sandbox", "--time_limit", str(int(limits.wall_s) + 1),
+        # No address-space randomisation: a kernel that reads past an array gets the same neighbour (or the same
+        # segfault) in every run, so its verdict is reproducible (a GEMV mutant was runtime_error in one run and
+        # wrong_result in the next, only by where the heap landed).
+        "--persona_addr_no_randomize",
         "--rlimit_as", str(limits.address_space_mb), "--rlimit_cpu", str(limits.cpu_s),
         "--rlimit_fsize", str(limits.file_size_mb), "--rlimit_nofile", str(limits.open_files),
         # RLIMIT_NPROC counts all processes of the host uid 65534 (shared by concurrent jobs): with a per-job

@@ -105,6 +105,13 @@ class Toolchain(ABC):
 
     # ---------------------------------------------------------------- optional capabilities
 
+    def device(self, model: ProgrammingModel, code: str = "") -> str:
+        """Where this suggestion's kernels run on this machine ("cpu" or "gpu"): the model's own device, unless
+        the toolchain's build decides (Kokkos with its CUDA backend, numba.cuda code on a GPU). It picks the
+        timing size and the ceilings the time is held to: a GPU kernel timed at the CPU size and bounded by the
+        host's ceilings was flagged `timing_implausible` while its throughput was reported at the GPU size."""
+        return model.device
+
     def unit_files(self, model: ProgrammingModel) -> dict[str, str]:
         """Files of the harness's own that the build needs beside the bound unit (a runtime compiled with it),
         written into the work dir: jobs in a container see nothing of the host's tree."""

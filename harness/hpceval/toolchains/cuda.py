@@ -380,6 +380,9 @@ class GpuProbeMixin:
     def runs_on_gpu(self, model: ProgrammingModel) -> bool:
         return nvidia_gpu() is not None
 
+    def device(self, model: ProgrammingModel, code: str = "") -> str:
+        return "gpu" if self.runs_on_gpu(model) else model.device
+
     def second_run(self, model: ProgrammingModel, code: str = "") -> SecondRun | None:
         """The validation run under compute-sanitizer memcheck, for jobs on the GPU (None elsewhere)."""
         return memcheck_run(self.run_argv(model)) if self.runs_on_gpu(model) else None

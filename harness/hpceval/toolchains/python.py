@@ -134,6 +134,10 @@ class Python(ThreadCheck, Toolchain):
 
         return memcheck_run(self.run_argv(model))
 
+    def device(self, model: ProgrammingModel, code: str = "") -> str:
+        """numba.cuda code runs on the GPU where there is one (under the simulator it is CPU code, never timed)."""
+        return "gpu" if uses_numba_cuda(code) and self._gpu() is not None else model.device
+
     def kernel_times(self, workdir: Path, model: ProgrammingModel, calls: int, warmup: int,
                      code: str = "", *, probe_file: str | None = None, nonce: str = "") -> tuple[list[float], str]:
         if not uses_numba_cuda(code) or self._gpu() is None:
