@@ -20,8 +20,14 @@ def main() -> None:
     parser.add_argument("dirs", nargs="+", type=Path, help="published directories with evaluations.csv")
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=2023)
+    parser.add_argument("--only-runs", nargs="*", type=Path, default=[],
+                        help="results directories whose runs alone are drawn from (the CPU machine's, when the "
+                             "published CSVs also hold a GPU machine's rows)")
     args = parser.parse_args()
     frame = pd.concat([pd.read_csv(d / "evaluations.csv") for d in args.dirs], ignore_index=True)
+    if args.only_runs:
+        runs = set(pd.concat([pd.read_csv(d / "evaluations.csv", usecols=["run_id"]) for d in args.only_runs])["run_id"])
+        frame = frame[frame["run_id"].isin(runs)]
     frame = frame[~frame["verdict"].isin(["no_code", "infra_error"])].sort_values(["llm", "prompt_id", "rank"]).reset_index(drop=True)
     picked = frame.sample(n=min(args.n, len(frame)), random_state=args.seed).sort_values(["llm", "prompt_id", "rank"])
     print("| # | LLM | prompt | rank | verdict | evidence (start) |")

@@ -112,6 +112,17 @@ __global__ void gemv_kernel(int n, const float *A, const float *x, float *y) {
 }
 """
 
+# the study's Thrust prompt files had no includes: "// gemv Thrust function" and nothing else
+THRUST_NO_INCLUDE = """
+// gemv Thrust function
+void gemv_thrust(int m, int n, const double *A, const double *x, double *y) {
+  thrust::device_vector<double> d_A(A, A + (size_t)m * n), d_x(x, x + n), d_y(m);
+  for (int i = 0; i < m; ++i)
+    d_y[i] = thrust::inner_product(d_A.begin() + (size_t)i * n, d_A.begin() + (size_t)(i + 1) * n, d_x.begin(), 0.0);
+  thrust::copy(d_y.begin(), d_y.end(), y);
+}
+"""
+
 
 def _bind(catalog, code: str, kernel: str, model: str):
     m = catalog.models[model]
@@ -164,11 +175,22 @@ def test_device_kernels_are_not_launched_for_other_models(catalog):
     assert b.error and "device kernel" in b.error
 
 
+def test_thrust_without_includes_gets_the_thrust_headers(catalog):
+    b, _ = _bind(catalog, THRUST_NO_INCLUDE, "gemv", "cpp-thrust")
+    assert not b.error, b.error
+    assert "#include <thrust/device_vector.h>" in b.source and "#include <thrust/inner_product.h>" in b.source
+    assert "added `#include <thrust/*.h>`" in b.evidence
+    included = "#include <thrust/device_vector.h>\n#include <thrust/inner_product.h>\n#include <thrust/copy.h>\n"
+    b2, _ = _bind(catalog, included + THRUST_NO_INCLUDE, "gemv", "cpp-thrust")
+    assert not b2.error and "thrust/transform.h" not in b2.source  # its own includes are left as they are
+
+
 @pytest.mark.skipif(nvcc_path() is None, reason="nvcc not installed")
 @pytest.mark.parametrize("code,kernel,model", [(KERNEL_ONLY, "axpy", "cpp-cuda"),
                                                 (DEVICE_POINTER_WRAPPER, "axpy", "cpp-hip"),
-                                                (GEMV_SQUARE, "gemv", "cpp-cuda")],
-                         ids=["kernel-only", "device-pointer-wrapper", "square-gemv"])
+                                                (GEMV_SQUARE, "gemv", "cpp-cuda"),
+                                                (THRUST_NO_INCLUDE, "gemv", "cpp-thrust")],
+                         ids=["kernel-only", "device-pointer-wrapper", "square-gemv", "thrust-no-include"])
 def test_launch_glue_builds_with_nvcc(catalog, code, kernel, model):
     from hpceval.executors.local import LocalExecutor
     from hpceval.toolchains.cuda import build_only

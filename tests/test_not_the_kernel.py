@@ -45,6 +45,16 @@ void gemv(int m, int n, const double *A, double *y) {
   for (int i = 0; i < m; i++) { double s = 0; for (int j = 0; j < n; j++) s += A[i * n + j]; y[i] = s; }
 }
 """, V.wrong_result, "no parameter for x"),
+    # a demo that draws its own data (and so has no output to write either): the study's CuPy GEMV pattern
+    ("demo-with-its-own-data", "gemv", "python-numpy", """
+import numpy as np
+
+def gemv_np(n):
+    a = np.random.rand(n, n)
+    b = np.random.rand(n)
+    c = np.dot(a, b)
+    print(c)
+""", V.wrong_result, "no parameter for A, x"),
     # the scale factor travels in a struct the harness cannot build: its shortfall, not another operation
     ("scale-in-a-struct", "axpy", "cpp-openmp", """
 struct Params { float a; int n; };

@@ -409,6 +409,7 @@ def report(
     baseline: Annotated[list[Path] | None, typer.Option(help="reference run(s) whose timings are the speedup baseline")] = None,
     ks: Annotated[str, typer.Option(help="k values for pass@k and speedup@k, comma-separated")] = "1,3,5,10",
     price_table: Annotated[Path | None, typer.Option(help="TOML/JSON: model -> {prompt, completion} US$ per million tokens; the cost per feedback round in rounds.csv")] = None,
+    merge: Annotated[bool, typer.Option(help="the runs of one LLM are one evaluation split across machines (CPU and GPU): per suggestion the executed row replaces the infra_error ones")] = False,
 ) -> None:
     """Scores (proficiency, pass@k, speedup@k with CIs) -> leaderboard CSVs, HTML page, Markdown, figures."""
     from hpceval.report import build_report
@@ -421,7 +422,7 @@ def report(
 
     prices = load_price_table(price_table) if price_table else None
     paths = build_report(runs, out, rubric=rubric, ceilings=ceilings or None, baseline_runs=baseline or (), ks=k_values,
-                         prices=prices)
+                         prices=prices, merge=merge)
     for path in paths:
         console.print(str(path), highlight=False)
 

@@ -251,17 +251,21 @@ CONTROL_INPUTS = frozenset({"tol", "max_iter"})
 
 
 def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:
-    """The kernel's data inputs the binder found no parameter for (every missing name must be one): input arrays
-    and real scalars of the formula (AXPY's a), never sizes (implied by the arrays), outputs (an in-place update
-    has no separate output) or control inputs."""
+    """The kernel's data inputs the binder found no parameter for: input arrays and real scalars of the formula
+    (AXPY's a). The other missing names may only be outputs (a demo that makes its own data has nowhere to put a
+    result either: `gemv_cupy(n)` drawing A and x at random), sizes and control inputs; any other missing name
+    leaves the function `unbindable`."""
     found = re.search(r": no parameter for ([\w, ]+?)" + re.escape(CLOSED), error)
     if not found:
         return []
     names = [n.strip() for n in found.group(1).split(",")]
     params = {p.name: p for p in spec.params}
-    data = [n for n in names if n in params and not params[n].is_output and n not in CONTROL_INPUTS
+    if any(n not in params for n in names):
+        return []
+    data = [n for n in names if not params[n].is_output and n not in CONTROL_INPUTS
             and (params[n].is_array or params[n].kind == "real")]
-    return data if len(data) == len(names) else []
+    rest = [n for n in names if n not in data and (params[n].is_output or n in CONTROL_INPUTS or not params[n].is_array)]
+    return data if data and len(data) + len(rest) == len(names) else []
 
 
 def _missing_names(code: str, lang: str) -> str | None:

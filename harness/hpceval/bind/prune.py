@@ -69,11 +69,27 @@ def called_helpers(unit: Unit, fn: SFunction) -> list[SFunction]:
 # --------------------------------------------------------------------------------------------------- pruning
 
 
+# Thrust has no umbrella header: the ones its algorithms and containers usually come from. A suggestion that
+# uses thrust:: without including any (the study's prompt files had none: "// gemv Thrust function") gets them,
+# as a Python suggestion gets its model's conventional import; noted in the evidence.
+THRUST_HEADERS = ("device_vector", "host_vector", "transform", "functional", "reduce", "inner_product", "copy",
+                  "fill", "sequence", "for_each", "transform_reduce", "execution_policy",
+                  "iterator/counting_iterator", "iterator/zip_iterator", "tuple")
+
+
 def _c_prelude(text: str) -> str:
     lines = ["#include <cmath>", "#include <cstring>", "#include <algorithm>", "#include <vector>"]
     if re.search(r"\bomp_\w+\s*\(", text) and "omp.h" not in text:
         lines.append("#include <omp.h>")
+    lines += _model_headers(text)
     return "\n".join(lines) + "\n"
+
+
+def _model_headers(text: str) -> list[str]:
+    """The Thrust headers, where the code uses thrust:: and includes none of them."""
+    if re.search(r"\bthrust::", text) and not re.search(r"#\s*include\s*[<\"]thrust/", text):
+        return [f"#include <thrust/{name}.h>" for name in THRUST_HEADERS]
+    return []
 
 
 def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
@@ -113,6 +129,8 @@ def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
     pieces.sort(key=lambda p: p[0])
     body = "\n\n".join(t for _, t in pieces)
     dropped = _dropped(unit, kept_fns)
+    if _model_headers(body):
+        dropped.append("added `#include <thrust/*.h>` (the Thrust headers: the suggestion uses thrust:: and includes none)")
     return _c_prelude(body) + body + "\n", dropped
 
 

@@ -73,12 +73,15 @@ def load_runs(runs: Iterable[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).drop_duplicates("run_id").reset_index(drop=True)
 
 
-def load_results(runs: Iterable[str | Path]) -> pd.DataFrame:
+def load_results(runs: Iterable[str | Path], merge: bool = False) -> pd.DataFrame:
     """One row per suggestion over all runs (Store.results columns), with `llm` as a display label.
 
     Each path is a results directory (results.sqlite, else a published evaluations.csv) or a .sqlite file.
     Added columns: llm_spec (what --llm said), run_dir. An LLM that appears in several runs gets the run id in
     its label ("local:m [abc123]"), so prompts of different runs are never pooled by accident.
+
+    merge: the runs of one LLM are one evaluation split across machines (`hpceval report CPU_DIR GPU_DIR
+    --merge`: the same replayed suggestions, the GPU models executed on a GPU machine): see merge_machines.
     """
     runs = [Path(r) for r in runs]
     if not runs:
@@ -111,14 +114,46 @@ def load_results(runs: Iterable[str | Path]) -> pd.DataFrame:
     runs_per_label: dict[str, set] = {}
     for (rid, _), label in labels.items():
         runs_per_label.setdefault(label, set()).add(rid)
-    frame["llm"] = [labels[(rid, spec)] + (f" [{rid[:6]}]" if len(runs_per_label[labels[(rid, spec)]]) > 1 else "")
-                    for rid, spec in zip(frame["run_id"], frame["llm_spec"], strict=True)]
+    if merge:
+        frame["llm"] = [labels[(rid, spec)] for rid, spec in zip(frame["run_id"], frame["llm_spec"], strict=True)]
+        frame = merge_machines(frame)
+    else:
+        frame["llm"] = [labels[(rid, spec)] + (f" [{rid[:6]}]" if len(runs_per_label[labels[(rid, spec)]]) > 1 else "")
+                        for rid, spec in zip(frame["run_id"], frame["llm_spec"], strict=True)]
     for col in ("max_rel_error", "time_median_s", "time_min_s", "time_iqr_s", "gflops", "gbytes_per_s"):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
     frame["rank"] = pd.to_numeric(frame["rank"], errors="coerce").astype(int)
     for col in ("llm", "language", "model", "kernel", "style", "hint", "prompt_id", "verdict", "device", "run_id"):
         frame[col] = frame[col].fillna("").astype(str).astype(object)
     return frame
+
+
+def merge_machines(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (LLM, prompt, rank) over runs of the same LLM made on different machines.
+
+    Why: a GPU model's suggestions are `infra_error` ("cannot run here") on a CPU machine and are executed on a GPU
+    machine; the study's replay is one evaluation, evaluated in two places. Per suggestion the row that was
+    executed (any verdict but infra_error) replaces the infra_error ones. Two executed rows that disagree mean
+    two different evaluations (another sample of a sampling LLM, another harness version): refused, never pooled.
+    """
+    executed = frame["verdict"] != "infra_error"
+    keys = ["llm", "prompt_id", "rank"]
+    clash = frame[executed].groupby(keys)["verdict"].nunique()
+    clash = clash[clash > 1]
+    if not clash.empty:
+        llm, prompt, rank = clash.index[0]
+        raise ReportError(f"cannot merge: {llm} {prompt} #{rank} was executed in more than one run with different "
+                          f"verdicts ({len(clash)} such suggestions): these runs are separate evaluations, report "
+                          f"them without --merge")
+    order = frame.assign(_executed=executed).sort_values(keys + ["_executed"], ascending=[True, True, True, False],
+                                                          kind="stable")
+    merged = order.drop_duplicates(keys).drop(columns="_executed").sort_index().reset_index(drop=True)
+    # one evaluation: its prompts are scored once, under the run that holds most of the LLM's rows; where each row
+    # was evaluated stays in `evaluated_in_run`
+    primary = frame.groupby("llm")["run_id"].agg(lambda ids: ids.value_counts().index[0])
+    merged["evaluated_in_run"] = merged["run_id"]
+    merged["run_id"] = merged["llm"].map(primary)
+    return merged
 
 
 def load_ceilings(paths: Iterable[str | Path | None] = ()) -> pd.DataFrame:

@@ -130,12 +130,13 @@ SAMPLE_COLUMNS = ["llm", "llm_spec", "run_id", "language", "model", "kernel", "s
 
 def build_report(runs: list[Path], out: Path, *, rubric: str | Path | Rubric | None = None,
                  ceilings: str | Path | Sequence[str | Path] | None = None, baseline_runs: Iterable[Path] = (),
-                 ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0, prices: dict | None = None) -> list[Path]:
+                 ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0, prices: dict | None = None,
+                 merge: bool = False) -> list[Path]:
     """Write the leaderboard CSVs, index.html, summary.md and figures/*.png into `out`; return their paths."""
     runs = [Path(r) for r in runs]
     out = Path(out)
     scores = score(runs, rubric=rubric, ceilings=ceilings, baseline_runs=baseline_runs, ks=ks, n_boot=n_boot,
-                   seed=seed, prices=prices)
+                   seed=seed, prices=prices, merge=merge)
     out.mkdir(parents=True, exist_ok=True)
     fig_dir = out / "figures"
     if fig_dir.is_dir():

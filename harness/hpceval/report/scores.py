@@ -254,17 +254,19 @@ def compare_llms(prompts: pd.DataFrame, metrics: Sequence[str] = ("proficiency",
 
 def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str | Path | None = None,
           ceilings: str | Path | Sequence[str | Path] | None = None, baseline_runs: Iterable[str | Path] = (),
-          ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0, prices: dict | None = None) -> Scores:
+          ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0, prices: dict | None = None,
+          merge: bool = False) -> Scores:
     """Score results (a load_results frame or results directories) into the report's tables.
 
     prices (hpceval.llm.load_price_table): the cost of each feedback round in rounds.csv.
+    merge: the directories' runs of one LLM are one evaluation split across machines (load.merge_machines).
     """
     paths: list[Path] = []
     if isinstance(results, pd.DataFrame):
         frame = results
     else:
         paths = [Path(p) for p in results]
-        frame = load_results(paths)
+        frame = load_results(paths, merge=merge)
     if frame.empty:
         where = ", ".join(str(p) for p in paths) or "the given frame"
         raise ReportError(f"no evaluated suggestion in {where}: run `hpceval run ... --out DIR` first")

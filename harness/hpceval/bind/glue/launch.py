@@ -59,6 +59,10 @@ def takes_device_pointers(fn_text: str) -> bool:
         fn_text)
 
 
+C_SCALARS = {"float", "double", "int", "long", "long long", "unsigned", "unsigned int", "unsigned long", "size_t",
+             "short", "char", "int32_t", "int64_t", "uint32_t", "uint64_t", "long int", "long double", "half", "__half"}
+
+
 def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: bool = True) -> Glue:
     """The host glue `g` (arguments over host data) turned into device buffers and either a launch of the device
     kernel m.fn (launch) or a call of the host function m.fn that takes device pointers."""
@@ -81,7 +85,9 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
         i = by_position[p.position]
         host = args[i]
         elem = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b", " ", p.type_text)
-                        .replace("*", " ").split()) or ("float" if kr.spec.dtype == "float32" else "double")
+                        .replace("*", " ").split())
+        if elem not in C_SCALARS:  # `T *x` of a template kernel: the type it is graded in (T is deduced from it)
+            elem = "int" if role.kind == "index" else "float" if kr.spec.dtype == "float32" else "double"
         pad = plans[role.name].pad  # a square variant's zero-padded temporaries are k x k
         count = " * ".join(f"(size_t)({'hp_k' if pad[d] else e})" for d, e in enumerate(role.shape)) or "1"
         dev = f"hp_d_{role.name}"
