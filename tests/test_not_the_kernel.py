@@ -111,3 +111,35 @@ def _paper_binding(catalog, code, kernel, model):
 
     m = catalog.models[model]
     return infer_binding(code, catalog.kernels[kernel], catalog.languages[m.language], m)
+
+
+# A HIP `__global__` kernel that only the suggestion's main launches, computing z = x + y under the AXPY name (the
+# follow-up study's Llama-2 pattern): the kernel the harness would launch lacks `a`. The binding says so (the GPU
+# toolchain cannot run here, so the verdict is taken from the binding as the evaluator takes it).
+HIP_VECTOR_ADD = """
+#include <hip/hip_runtime.h>
+__global__ void axpy(float *x, float *y, float *z, int n) {
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx < n) z[idx] = x[idx] + y[idx];
+}
+int main() {
+  int n = 1000;
+  float *x, *y, *z;
+  hipMalloc((void **)&x, n * sizeof(float));
+  hipMalloc((void **)&y, n * sizeof(float));
+  hipMalloc((void **)&z, n * sizeof(float));
+  axpy<<<(n + 255) / 256, 256>>>(x, y, z, n);
+  hipDeviceSynchronize();
+  return 0;
+}
+"""
+
+
+def test_a_device_kernel_without_a_data_input_is_not_the_kernel(catalog):
+    from hpceval.evaluate import _missing_data_inputs
+
+    b = _paper_binding(catalog, HIP_VECTOR_ADD, "axpy", "cpp-hip")
+    assert b.error and "no parameter for a" in b.error, b.error
+    assert _missing_data_inputs(b.error, catalog.kernels["axpy"]) == ["a"]
+    openmp = _paper_binding(catalog, HIP_VECTOR_ADD, "axpy", "cpp-openmp")  # not launchable there: as before
+    assert openmp.error and "device kernel" in openmp.error

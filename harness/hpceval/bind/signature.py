@@ -25,7 +25,6 @@ reassigned when the suggestion's own loops say so), and the mapping used is part
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import re
 import textwrap
@@ -257,11 +256,14 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
     kernels: list[tuple[float, SFunction, Mapping | None, str]] = []
     for fn in candidates:
         if fn.kind == "device_kernel":
+            reason = "a device kernel (launched by a host function), not callable from the driver"
             if launchable(model.id if model else None) and not _cut_off(fn) and fn.params:
-                with contextlib.suppress(NoMapping):  # launched by the harness when no host function binds
+                try:  # launched by the harness when no host function binds
                     m = find_mapping(fn, kr, lang_id)
                     kernels.append((_candidate_score(fn, m, spec, unit, model), fn, m, ""))
-            results.append((-100.0, fn, None, "a device kernel (launched by a host function), not callable from the driver"))
+                except NoMapping as exc:  # the kernel the harness would launch does not fit: that is the reason
+                    reason = str(exc)
+            results.append((-100.0, fn, None, reason))
             continue
         if _cut_off(fn):
             results.append((-80.0, fn, None, "the definition is cut off (the suggestion ends mid-function)"))
@@ -348,7 +350,7 @@ _PLAIN_KINDS = frozenset({"real", "int", "index", "char", "bool"})
 def _closed(fn: SFunction, unit: Unit, lang: str) -> bool:
     """No parameter and no enclosing object of the function could hold a missing input (a struct or class
     parameter, an untyped C/Fortran parameter, a Python/Julia class or struct the unit defines)."""
-    if not fn.params or fn.kind != "function":
+    if not fn.params or fn.kind not in ("function", "device_kernel"):
         return False
     if lang in ("cpp", "fortran"):
         return all(p.kind in _PLAIN_KINDS for p in fn.params)
