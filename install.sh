@@ -13,6 +13,7 @@ APT_PACKAGES=(
   clang-16 libomp-16-dev clang-tools-16 libffi-dev     # OpenMP offload to an x86-64 device (a separate address space)
   libtbb-dev                                           # Numba's threading layer
   llvm-16-dev libclang-16-dev libboost-context-dev libboost-fiber-dev  # SYCL: the AdaptiveCpp build (with clang-16)
+  libclang-rt-16-dev                                   # SYCL: AddressSanitizer runtime (the second validation run)
 )
 [ "${1:-}" = "--minimal" ] || APT_PACKAGES+=(
   chromium                                             # the HTML leaderboard test renders in headless Chromium

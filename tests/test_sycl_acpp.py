@@ -1,7 +1,8 @@
 """cpp-sycl through AdaptiveCpp built into the cache (python -m hpceval.toolchains.sycl build; .ci/run does).
 
 The references pass on the OpenMP host flow with the OMPT tool's evidence that parallel regions ran on more than
-one thread; a kernel whose work runs in a single_task is wrong_model. Skipped where AdaptiveCpp is not built.
+one thread; a kernel whose work runs in a single_task is wrong_model; a kernel that reads one element past a
+device allocation is caught by the AddressSanitizer rerun. Skipped where AdaptiveCpp is not built.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def test_references_pass_with_thread_evidence(catalog, evaluator, kernel):
     evaluation = evaluator.evaluate(spec.solution_path(model, catalog).read_text(), spec, model)
     assert evaluation.verdict == Verdict.correct, evaluation.evidence
     assert "SYCL omp backend: parallel regions ran" in evaluation.evidence
+    assert "AddressSanitizer run (the same code rebuilt with -fsanitize=address) clean" in evaluation.evidence
 
 
 @built
@@ -58,3 +60,24 @@ def test_single_task_is_wrong_model(catalog, evaluator):
     evaluation = evaluator.evaluate(SINGLE_TASK_AXPY, spec, model)
     assert evaluation.verdict == Verdict.wrong_model, evaluation.evidence
     assert "dynamic check" in evaluation.evidence
+
+
+def test_asan_report_is_read():
+    output = ("==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x606000000398 at pc 0x1 bp 0x2 sp 0x3\n"
+              "READ of size 8 at 0x606000000398 thread T4\n"
+              "0x606000000398 is located 0 bytes after 56-byte region [0x606000000360,0x606000000398)\n")
+    found = sycl.asan_finding(sycl.ASAN_EXIT, output)
+    assert "heap-buffer-overflow" in found and "READ of size 8" in found and "0 bytes after 56-byte region" in found
+    assert sycl.asan_finding(1, output) is None and sycl.asan_finding(sycl.ASAN_EXIT, "no report") is None
+
+
+# The self-test's GEMV survivor: one element past x, on the device copy (malloc_device), which holds a harmless
+# value more often than not
+@built
+def test_a_read_past_a_device_allocation_is_a_wrong_result(catalog, evaluator):
+    spec, model = catalog.kernels["gemv"], catalog.models["cpp-sycl"]
+    code = spec.solution_path(model, catalog).read_text().replace("j < n; ++j) sum", "j <= n; ++j) sum")
+    assert "j <= n" in code
+    evaluation = evaluator.evaluate(code, spec, model)
+    assert evaluation.verdict == Verdict.wrong_result, evaluation.evidence
+    assert "AddressSanitizer" in evaluation.evidence and "heap-buffer-overflow" in evaluation.evidence

@@ -169,6 +169,9 @@ class SecondRun:
     finding: Callable[[int, str], str | None]
     drop_env: tuple[str, ...] = ()
     validate: bool = False
+    env: dict[str, str] = field(default_factory=dict)  # added for this run (a sanitizer's options)
+    address_space_mb: int | None = None  # a sanitizer's shadow memory needs more address space than a job's limit
+    wall_s: float | None = None  # a run that rebuilds first needs a build's time too
 
 
 class ThreadCheck:

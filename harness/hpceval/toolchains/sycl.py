@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -40,7 +41,7 @@ from pathlib import Path
 from hpceval import scratch
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, ToolInfo, threads, tool_version
+from hpceval.toolchains import CompiledToolchain, SecondRun, ToolInfo, threads, tool_version
 from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir, cached_library, nvidia_gpu
 from hpceval.toolchains.source_build import SourceBuildError, finish_install, is_complete, run_steps
 
@@ -325,6 +326,21 @@ class Sycl(CompiledToolchain):
         found = sycl_compiler()
         return found is None or (_is_acpp(found[0]) and "omp" in " ".join(_target_flags(found[0])))
 
+    def second_run(self, model: ProgrammingModel, code: str = "") -> SecondRun | None:
+        """The same code rebuilt with AddressSanitizer and validated again (omp flow): a kernel that reads one
+        element past a `malloc_device` or buffer allocation reads the device copy's heap neighbour, which the
+        driver's guards never see, and usually gets a harmless value (a GEMV `j <= n` mutant survived that way)."""
+        found = sycl_compiler()
+        if found is None or not _is_acpp(found[0]) or not self._omp_flow() or os.environ.get("HPCEVAL_NO_ASAN"):
+            return None
+        command = [*found[0], *self.base_flags, *_target_flags(found[0]), *model.flags, "-fsanitize=address",
+                   "-fno-omit-frame-pointer", *self.sources, "-o", "prog_asan"]
+        build = f"{' '.join(shlex.quote(c) for c in command)} >/dev/null 2>&1 || exit {NO_ASAN_BUILD}"
+        return SecondRun(ASAN_RUN, ["sh", "-c", f"{build}; exec ./prog_asan cases.txt"], asan_finding,
+                         drop_env=("OMP_TOOL_LIBRARIES", "HPCEVAL_SYCL_PROBE_OUT"),
+                         env={"ASAN_OPTIONS": f"detect_leaks=0:exitcode={ASAN_EXIT}:allocator_may_return_null=1"},
+                         address_space_mb=1 << 30, wall_s=300, validate=True)
+
     def dynamic_check(self, workdir: Path, model: ProgrammingModel, calls: int, code: str = "") -> tuple[str | None, str]:
         """Did the SYCL runtime run the kernel in an OpenMP team of more than one thread (omp flow only)?"""
         record = read_ompt(workdir)
@@ -344,6 +360,23 @@ class Sycl(CompiledToolchain):
             return (f"the SYCL kernel ran on 1 thread: every OpenMP parallel region of the omp backend had a team of "
                     f"{team} (OMP_NUM_THREADS={threads()})"), ""
         return None, f"SYCL omp backend: parallel regions ran, largest team {team} threads"
+
+
+ASAN_RUN = "AddressSanitizer run (the same code rebuilt with -fsanitize=address)"
+ASAN_EXIT = 88
+NO_ASAN_BUILD = 87  # no sanitizer runtime (libclang-rt-16-dev): inconclusive, never held against the kernel
+
+
+def asan_finding(returncode: int, output: str) -> str | None:
+    """What AddressSanitizer reported (kind, access, where relative to which allocation), or None."""
+    if returncode != ASAN_EXIT or "ERROR: AddressSanitizer" not in output:
+        return None
+    lines = [ln.strip() for ln in output.splitlines()]
+    kind = next((ln.split("AddressSanitizer:", 1)[1].split(" on address")[0].strip() for ln in lines
+                 if "ERROR: AddressSanitizer:" in ln), "error")
+    access = next((ln.split(" at 0x")[0].split(" thread")[0] for ln in lines if re.match(r"(READ|WRITE) of size", ln)), "")
+    where = next((re.sub(r"0x[0-9a-f]+ is located", "located", ln) for ln in lines if " is located " in ln), "")
+    return f"{ASAN_RUN}: {kind}" + "".join(f"; {part}" for part in (access, where) if part)
 
 
 TOOLCHAIN = Sycl()
