@@ -2,8 +2,9 @@
 as an unseen LLM would, bound by signature inference and graded by the real evaluator, two at a time.
 
 Each case is (id, model, code, variant, verdict): `variant` is the binding's variant (a prefix of it) or, for a
-suggestion that must be refused (`unbindable`) or has no complete kernel (`incomplete`), a text its evidence must
-hold; `verdict` the evaluation's verdict (None: binding only, e.g. Julia, which has no toolchain here). Refusals
+suggestion that must be refused (`unbindable`), has no complete kernel (`incomplete`) or is another operation
+the binder cannot map (`wrong_result` with a binding error: a function without a data input), a text its evidence
+must hold; `verdict` the evaluation's verdict (None: binding only, e.g. Julia, which has no toolchain here). Refusals
 are cheap (the evaluator stops before any build); the others build and run on every validation size."""
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def bind_and_grade(catalog, evaluator, kernel: str, cases: list[tuple], grade: b
         spec, m = catalog.kernels[kernel], catalog.models[model]
         code = textwrap.dedent(code).strip() + "\n"
         b = choose_binding(code, spec, catalog.languages[m.language], "paper", m)
-        if verdict in ("unbindable", "incomplete"):
+        if verdict in ("unbindable", "incomplete") or (b.error and verdict == "wrong_result"):  # refused or not the kernel
             if verdict == "unbindable" and b.error is None:
                 return f"{cid}: expected unbindable ({variant}), bound as {b.evidence}"
             e = evaluator.evaluate(code, spec, m, b)
