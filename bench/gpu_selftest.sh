@@ -31,8 +31,11 @@
 # its validation twice (once under compute-sanitizer memcheck). From scratch add about 90 s to build pyCUDA and
 # 20 s for Kokkos; if that risks the device tool's 600 s per call, run `--no-selftest` once first (80 s) or split
 # the self-test with --models.
+# The performance table times every reference in --runs separate timing runs (default 3: the spread across runs);
+# on an H100 one run of all six kernels took 243 s and three did not fit the device tool's 600 s per call: use
+# --runs 1, or split with --kernels (e.g. axpy,gemv,gemm then spmv,jacobi,cg) and merge the tables.
 # Extra options are passed to bench/gpu_selftest.py: --jobs N, --kernels a,b, --models a,b, --no-selftest,
-# --no-perf, --min-kill F.
+# --no-perf, --min-kill F, --runs N.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
