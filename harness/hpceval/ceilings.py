@@ -205,7 +205,7 @@ def gpu_measure(timer: GpuTimer) -> dict:
     """Streaming bandwidth (the best of a 1 GiB device-to-device copy, two copy kernels and two float32 triads
     y = a*x + y, bytes read + written) and FP64 GEMM (cuBLAS DGEMM 8192^3).
 
-    Why the best of three: cudaMemcpy alone reached 3002 GB/s on an H100 where a plain AXPY kernel reached 3031,
+    Why the best of several: cudaMemcpy alone reached 3002 GB/s on an H100 where a plain AXPY kernel reached 3031,
     so a ceiling from it alone put honest kernels above 100% of it. The ceiling is the fastest streaming rate
     this device shows, however it is reached."""
     cp = timer.cp

@@ -252,9 +252,9 @@ CONTROL_INPUTS = frozenset({"tol", "max_iter"})
 
 def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:
     """The kernel's data inputs the binder found no parameter for: input arrays and real scalars of the formula
-    (AXPY's a). The other missing names may only be outputs (a demo that makes its own data has nowhere to put a
-    result either: `gemv_cupy(n)` drawing A and x at random), sizes and control inputs; any other missing name
-    leaves the function `unbindable`."""
+    (AXPY's a). Outputs (a demo that makes its own data has nowhere to put a result either: `gemv_cupy(n)`
+    drawing A and x at random), sizes and control inputs may be missing besides; a name that is no parameter of
+    the kernel leaves the function `unbindable`."""
     found = re.search(r": no parameter for ([\w, ]+?)" + re.escape(CLOSED), error)
     if not found:
         return []
@@ -262,10 +262,8 @@ def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:
     params = {p.name: p for p in spec.params}
     if any(n not in params for n in names):
         return []
-    data = [n for n in names if not params[n].is_output and n not in CONTROL_INPUTS
+    return [n for n in names if not params[n].is_output and n not in CONTROL_INPUTS
             and (params[n].is_array or params[n].kind == "real")]
-    rest = [n for n in names if n not in data and (params[n].is_output or n in CONTROL_INPUTS or not params[n].is_array)]
-    return data if data and len(data) + len(rest) == len(names) else []
 
 
 def _missing_names(code: str, lang: str) -> str | None:

@@ -77,12 +77,11 @@ THRUST_HEADERS = ("device_vector", "host_vector", "transform", "functional", "re
                   "iterator/counting_iterator", "iterator/zip_iterator", "tuple")
 
 
-def _c_prelude(text: str) -> str:
+def _c_prelude(text: str, extra: list[str]) -> str:
     lines = ["#include <cmath>", "#include <cstring>", "#include <algorithm>", "#include <vector>"]
     if re.search(r"\bomp_\w+\s*\(", text) and "omp.h" not in text:
         lines.append("#include <omp.h>")
-    lines += _model_headers(text)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + extra) + "\n"
 
 
 def _model_headers(text: str) -> list[str]:
@@ -129,9 +128,10 @@ def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
     pieces.sort(key=lambda p: p[0])
     body = "\n\n".join(t for _, t in pieces)
     dropped = _dropped(unit, kept_fns)
-    if _model_headers(body):
+    headers = _model_headers(body)
+    if headers:
         dropped.append("added `#include <thrust/*.h>` (the Thrust headers: the suggestion uses thrust:: and includes none)")
-    return _c_prelude(body) + body + "\n", dropped
+    return _c_prelude(body, headers) + body + "\n", dropped
 
 
 def _dropped(unit: Unit, kept: list[SFunction]) -> list[str]:

@@ -3,7 +3,8 @@
 GPU jobs run again under compute-sanitizer memcheck (an out-of-bounds device read gives plausible numbers);
 clang x86-offload jobs run again built by g++ with target regions on the host, where an access past a mapped
 array reaches the driver's guards; SYCL jobs (AdaptiveCpp's OpenMP host flow) run again built with
-AddressSanitizer, which sees a kernel read past a `malloc_device` or buffer allocation. A finding is `wrong_result`; a checker that cannot run leaves only a note.
+AddressSanitizer, which sees a kernel read past a `malloc_device` or buffer allocation. A finding is
+`wrong_result`; a checker that cannot run leaves only a note.
 """
 
 from __future__ import annotations

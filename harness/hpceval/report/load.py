@@ -114,12 +114,11 @@ def load_results(runs: Iterable[str | Path], merge: bool = False) -> pd.DataFram
     runs_per_label: dict[str, set] = {}
     for (rid, _), label in labels.items():
         runs_per_label.setdefault(label, set()).add(rid)
+    frame["llm"] = [labels[(rid, spec)] + (f" [{rid[:6]}]" if not merge and len(runs_per_label[labels[(rid, spec)]]) > 1
+                                           else "")
+                    for rid, spec in zip(frame["run_id"], frame["llm_spec"], strict=True)]
     if merge:
-        frame["llm"] = [labels[(rid, spec)] for rid, spec in zip(frame["run_id"], frame["llm_spec"], strict=True)]
         frame = merge_machines(frame)
-    else:
-        frame["llm"] = [labels[(rid, spec)] + (f" [{rid[:6]}]" if len(runs_per_label[labels[(rid, spec)]]) > 1 else "")
-                        for rid, spec in zip(frame["run_id"], frame["llm_spec"], strict=True)]
     for col in ("max_rel_error", "time_median_s", "time_min_s", "time_iqr_s", "gflops", "gbytes_per_s"):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
     frame["rank"] = pd.to_numeric(frame["rank"], errors="coerce").astype(int)
