@@ -70,3 +70,32 @@ def test_cache_paths_in_evidence_are_relative_to_the_cache(monkeypatch, tmp_path
     e = redacted(Evaluation(verdict=Verdict.build_error, evidence=f"{header}:894:7: error: no type named 'type'"))
     assert str(tmp_path) not in e.evidence
     assert e.evidence.startswith(f"{CACHE_NAME}/kokkos-3.4.01-openmp-serial/include/Kokkos_View.hpp:894:7")
+
+
+def test_checkout_paths_in_evidence_are_relative_to_the_checkout():
+    """A traceback through a package installed beside the checkout (the GPU machine's .gpu-site) names no folder of
+    the machine, and a report made from a store written before this redaction existed does not either."""
+    from hpceval.paths import PACKAGE_DIR
+    from hpceval.redact import relative_paths
+
+    root = PACKAGE_DIR.parent.parent
+    if not (root / "pyproject.toml").is_file():
+        pytest.skip("hpceval is installed, not run from its checkout")
+    text = f'  File "{root}/.gpu-site/pycuda/compiler.py", line 362, in __init__'
+    assert relative_paths(text) == '  File ".gpu-site/pycuda/compiler.py", line 362, in __init__'
+
+
+def test_reports_read_old_evidence_without_machine_paths(tmp_path):
+    import pandas as pd
+
+    from hpceval.report.load import load_results
+    from hpceval.store import RESULT_COLUMNS
+    from hpceval.toolchains.cuda import cache_dir
+
+    header = f"{cache_dir()}/kokkos-3.4.01-openmp-serial/include/Kokkos_View.hpp:894:7: error"
+    row = {"run_id": "r1", "llm": "reference", "language": "cpp", "model": "cpp-kokkos", "kernel": "axpy",
+           "style": "paper", "hint": "none", "prompt_id": "axpy/cpp-kokkos/paper/none", "rank": 1,
+           "verdict": "build_error", "evidence": header}
+    pd.DataFrame([row]).reindex(columns=RESULT_COLUMNS).to_csv(tmp_path / "evaluations.csv", index=False)
+    evidence = load_results([tmp_path])["evidence"].iloc[0]
+    assert str(cache_dir()) not in evidence and evidence.startswith("$HPCEVAL_CACHE/kokkos-3.4.01")

@@ -84,16 +84,29 @@ def redact_text(text: str, words: tuple[str, ...] | set[str] | None = None) -> s
 CACHE_NAME = "$HPCEVAL_CACHE"
 
 
-def relative_to_cache(text: str) -> str:
-    """Paths into the harness's per-machine cache (a Kokkos header in a compiler error) as `$HPCEVAL_CACHE/...`:
-    the published evidence names no folder of the machine that ran it."""
+@cache
+def _checkout() -> str | None:
+    """The harness's source checkout (`pip install -e .`), whose folder is this machine's; None when installed."""
+    from hpceval.paths import PACKAGE_DIR
+
+    root = PACKAGE_DIR.parent.parent
+    return str(root) if (root / "pyproject.toml").is_file() else None
+
+
+def relative_paths(text: str) -> str:
+    """Paths into the harness's per-machine cache (a Kokkos header in a compiler error) as `$HPCEVAL_CACHE/...`,
+    and paths into its checkout (a traceback through packages installed beside it) relative to the checkout: the
+    published evidence names no folder of the machine that ran it."""
     from hpceval.toolchains.cuda import cache_dir
 
-    root = str(cache_dir())
-    return text.replace(root, CACHE_NAME) if text and root in text else text
+    if not text:
+        return text
+    text = text.replace(str(cache_dir()), CACHE_NAME)
+    checkout = _checkout()
+    return text.replace(checkout + "/", "") if checkout else text
 
 
 def redacted(evaluation: Evaluation) -> Evaluation:
     """The evaluation with its evidence redacted (the same object when there was nothing to take out)."""
-    clean = relative_to_cache(redact_text(evaluation.evidence))
+    clean = relative_paths(redact_text(evaluation.evidence))
     return evaluation if clean == evaluation.evidence else evaluation.model_copy(update={"evidence": clean})

@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from hpceval.metrics import NAN
+from hpceval.redact import relative_paths
 from hpceval.store import RESULT_COLUMNS, Store, StoreError, check_store_file, recover_hint
 
 
@@ -119,6 +120,9 @@ def load_results(runs: Iterable[str | Path], merge: bool = False) -> pd.DataFram
                     for rid, spec in zip(frame["run_id"], frame["llm_spec"], strict=True)]
     if merge:
         frame = merge_machines(frame)
+    # evidence stored before paths were made relative to the cache and the checkout: published reports and CSVs
+    # name no folder of this machine either way
+    frame["evidence"] = frame["evidence"].map(lambda e: relative_paths(e) if isinstance(e, str) else e)
     for col in ("max_rel_error", "time_median_s", "time_min_s", "time_iqr_s", "gflops", "gbytes_per_s"):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
     frame["rank"] = pd.to_numeric(frame["rank"], errors="coerce").astype(int)
