@@ -104,6 +104,38 @@ CASES = [
     # no grid at all: it prints indices, another operation
     ("py-no-arrays", "python-numpy", "def jacobi(n, iters):\n    for it in range(iters):\n        for i in range(n):\n            print(i)\n", "cannot compute", "wrong_result"),
     ("py-cut-off", "python-numpy", "import numpy as np\ndef jacobi(u, unew):\n    unew[1:-1,1:-1,1:-1] = (u[:-2,1:-1,1:-1] +\n", "", "incomplete"),
+    # in place through the suggestion's own temporary (one grid array, read and written): graded as unew = J(u) by
+    # handing it a copy of u; updating the grid without a temporary is Gauss-Seidel, another operation
+    ("cpp-in-place-temp", "cpp-openmp", "#include <vector>\nvoid jacobi(double *u, int n) {\n std::vector<double> tmp(u, u + (size_t)n*n*n);\n#pragma omp parallel for collapse(2)\n" + LOOPS + "tmp[i*n*n+j*n+k] = " + STENCIL + ";\n#pragma omp parallel for\n for (int i = 0; i < n*n*n; i++) u[i] = tmp[i];\n}", "in_place", "correct"),
+    ("cpp-in-place-sweeps", "cpp-openmp", "#include <cstdlib>\n#include <cstring>\nvoid jacobi_iterate(double *grid, int nx, int ny, int nz, int nsweeps) {\n double *next = (double *)std::malloc(sizeof(double) * nx * ny * nz);\n std::memcpy(next, grid, sizeof(double) * nx * ny * nz);\n for (int s = 0; s < nsweeps; ++s) {\n#pragma omp parallel for collapse(3)\n  for (int i = 1; i < nx - 1; ++i) for (int j = 1; j < ny - 1; ++j) for (int k = 1; k < nz - 1; ++k) {\n   int c = (i * ny + j) * nz + k;\n   next[c] = (grid[c - ny * nz] + grid[c + ny * nz] + grid[c - nz] + grid[c + nz] + grid[c - 1] + grid[c + 1]) / 6.0;\n  }\n  std::memcpy(grid, next, sizeof(double) * nx * ny * nz);\n }\n std::free(next);\n}", "sweeps", "correct"),
+    ("cpp-in-place-gauss-seidel", "cpp-openmp", "void jacobi(double *u, int nx, int ny, int nz) {\n#pragma omp parallel for collapse(2)\n for (int i = 1; i < nx-1; i++) for (int j = 1; j < ny-1; j++) for (int k = 1; k < nz-1; k++) { int c = (i*ny + j)*nz + k; u[c] = (u[c-ny*nz] + u[c+ny*nz] + u[c-nz] + u[c+nz] + u[c-1] + u[c+1]) / 6.0; } }", "in_place", "wrong_result"),
+    ("f-in-place-temp", "fortran-openmp", """
+     subroutine jacobi(n, u)
+       integer, intent(in) :: n
+       real(8), intent(inout) :: u(n,n,n)
+       real(8), allocatable :: tmp(:,:,:)
+       integer :: i, j, k
+       allocate(tmp(n,n,n))
+       tmp = u
+       !$omp parallel do collapse(2)
+       do k = 2, n-1
+         do j = 2, n-1
+           do i = 2, n-1
+             tmp(i,j,k) = (u(i-1,j,k) + u(i+1,j,k) + u(i,j-1,k) + u(i,j+1,k) + u(i,j,k-1) + u(i,j,k+1)) / 6.0d0
+           end do
+         end do
+       end do
+       u = tmp
+       deallocate(tmp)
+     end subroutine
+     """, "in_place", "correct"),
+    ("py-in-place-slices", "python-numpy", "import numpy as np\ndef jacobi(u):\n    u[1:-1,1:-1,1:-1] = (u[:-2,1:-1,1:-1]+u[2:,1:-1,1:-1]+u[1:-1,:-2,1:-1]+u[1:-1,2:,1:-1]+u[1:-1,1:-1,:-2]+u[1:-1,1:-1,2:])/6\n", "in_place", "correct"),
+    ("py-in-place-gauss-seidel", "python-numba", "from numba import njit, prange\n@njit(parallel=True)\ndef jacobi(grid):\n    nx, ny, nz = grid.shape\n    for i in prange(1, nx-1):\n        for j in range(1, ny-1):\n            for k in range(1, nz-1):\n                grid[i,j,k] = (grid[i-1,j,k]+grid[i+1,j,k]+grid[i,j-1,k]+grid[i,j+1,k]+grid[i,j,k-1]+grid[i,j,k+1])/6.0\n", "in_place", "wrong_result"),
+    ("py-in-place-returned", "python-numpy", "import numpy as np\ndef jacobi(u):\n    u[1:-1,1:-1,1:-1] = (u[:-2,1:-1,1:-1]+u[2:,1:-1,1:-1]+u[1:-1,:-2,1:-1]+u[1:-1,2:,1:-1]+u[1:-1,1:-1,:-2]+u[1:-1,1:-1,2:])/6\n    return u\n", "in_place", "correct"),
+    ("py-in-place-sweeps", "python-numpy", "import numpy as np\ndef jacobi(u, iters=10):\n    for _ in range(iters):\n        u[1:-1,1:-1,1:-1] = (u[:-2,1:-1,1:-1]+u[2:,1:-1,1:-1]+u[1:-1,:-2,1:-1]+u[1:-1,2:,1:-1]+u[1:-1,1:-1,:-2]+u[1:-1,1:-1,2:])/6\n", "sweeps", "correct"),
+    # a tolerance loop in place that returns the sweeps it took (a count, not the grid)
+    ("py-in-place-tol-count", "python-numpy", "import numpy as np\ndef jacobi(u, tol=1e-6, max_iter=1000):\n    for it in range(max_iter):\n        old = u.copy()\n        u[1:-1,1:-1,1:-1] = (old[:-2,1:-1,1:-1]+old[2:,1:-1,1:-1]+old[1:-1,:-2,1:-1]+old[1:-1,2:,1:-1]+old[1:-1,1:-1,:-2]+old[1:-1,1:-1,2:])/6\n        if np.max(np.abs(u - old)) < tol:\n            break\n    return it\n", "tol", "correct"),
+    ("jl-in-place-temp", "julia-threads", "function jacobi!(u)\n    tmp = copy(u)\n    nx, ny, nz = size(u)\n    Threads.@threads for k in 2:nz-1\n        for j in 2:ny-1, i in 2:nx-1\n            tmp[i,j,k] = (u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u[i,j+1,k] + u[i,j,k-1] + u[i,j,k+1]) / 6\n        end\n    end\n    u .= tmp\nend\n", "in_place", None),
     ("jl-3d", "julia-threads", "function jacobi!(unew, u)\n    nx, ny, nz = size(u)\n    Threads.@threads for k in 2:nz-1\n        for j in 2:ny-1, i in 2:nx-1\n            unew[i,j,k] = (u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u[i,j+1,k] + u[i,j,k-1] + u[i,j,k+1]) / 6\n        end\n    end\nend\n", "canonical", None),
     ("jl-sweeps", "julia-threads", "function jacobi(u, unew, niter)\n    for it in 1:niter\n        Threads.@threads for k in 2:size(u,3)-1\n            for j in 2:size(u,2)-1, i in 2:size(u,1)-1\n                unew[i,j,k] = (u[i-1,j,k] + u[i+1,j,k] + u[i,j-1,k] + u[i,j+1,k] + u[i,j,k-1] + u[i,j,k+1]) / 6\n            end\n        end\n        u .= unew\n    end\nend\n", "sweeps", None),
 ]

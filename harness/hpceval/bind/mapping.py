@@ -46,6 +46,7 @@ class Mapping:
     implied: list[str] = field(default_factory=list)  # sizes the function derives from its arrays
     notes: list[str] = field(default_factory=list)
     ambiguous: str = ""
+    in_place: str | None = None  # the input whose parameter carries the output (given a copy of that input)
     base: str | None = None  # the index-base variant (bind.structure): 1-based CSR in C++, 0-based in Fortran
     alternatives: list[Mapping] = field(default_factory=list)  # near ties the evaluator may probe (bind.structure)
 
@@ -81,6 +82,8 @@ class Mapping:
                 ids.append(r.variant)
         if "blas" in ids and "alpha_beta" in ids:
             ids.remove("alpha_beta")
+        if self.in_place:
+            ids.append("in_place")
         if self.zero and "accumulate" not in ids:
             ids.append("accumulate")
         if self.merged is not None:
@@ -372,11 +375,37 @@ def _looks_like_result(fn: SFunction, lang: str) -> tuple[bool, int | None]:
     best: tuple[bool, int | None] = (False, None)
     for names in fn.facts.return_names:
         for i, ids in enumerate(names):
-            if "<time>" in ids or not ids:
+            if "<time>" in ids or not ids or ids <= _counters(fn):
                 continue
             if ids & array_params or ids - {"np", "numpy", "cp", "None", "True", "False"}:
                 return True, (i if len(names) > 1 else None)
     return best
+
+
+def _carried_in_place(m: Mapping, out: Role, kr: KernelRoles, lang: str) -> bool:
+    """An output without a parameter that the kernel lets an input's array carry (Jacobi's unew in u, the grid
+    updated through the suggestion's own temporary), where the body writes that parameter: the parameter takes the
+    output's role and the driver hands it a copy of the input (bind.glue), so the result is graded as the output
+    and an update without a temporary (Gauss-Seidel) fails on its values."""
+    source = kr.in_place.get(out.name)
+    written = {_norm(w, lang) for w in m.fn.facts.writes}
+    for pos, role in m.assign.items():
+        if role is not None and role.name == source and _norm(m.fn.params[pos].name, lang) in written \
+                and m.fn.params[pos].intent != "in":
+            m.assign[pos] = out
+            m.in_place = source
+            return True
+    return False
+
+
+def _counters(fn: SFunction) -> set[str]:
+    """Python/Julia names that count iterations (a loop variable, `k = 0` ... `k += 1`): a function returning one
+    (the sweeps a tolerance loop took) returns no array."""
+    names = set(fn.facts.loops)
+    for name in set(re.findall(r"^\s*([A-Za-z_]\w*)\s*=\s*\d+\s*$", fn.text, re.M)):
+        if re.search(rf"\b{name}\s*\+=\s*1\b", fn.text):
+            names.add(name)
+    return names
 
 
 def _used_as(p: SParam, r: Role, fn: SFunction, lang: str) -> bool:
@@ -444,6 +473,10 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         missing = []
         for r in kr.canonical:
             if r.name in taken:
+                continue
+            if r.is_output and r.is_array and _carried_in_place(m, r, kr, lang):
+                if result_like and m.returned is None:  # u updated in place and returned: the same array
+                    m.returned, m.return_index = r.name, ret_index
                 continue
             if r.is_output and r.is_array and result_like and m.returned is None:
                 if r.intent == "out" or any(x.name == r.name for x in assign.values() if x is not None):

@@ -101,6 +101,8 @@ class KernelRoles:
     variants: dict[str, dict]
     pinned_precision: bool = False  # the prompt names the precision (saxpy): grade at the spec's dtype always
     returnable: tuple[str, ...] = ()  # inout outputs a suggestion may return instead of updating (CG's x)
+    # output -> input whose array may carry it (Jacobi updating u in place through its own temporary)
+    in_place: dict[str, str] = field(default_factory=dict)
 
     def replaced_by(self, variant: str | None) -> set[str]:
         """Canonical parameters a variant stands in for (a dense matrix for the CSR arrays)."""
@@ -159,4 +161,4 @@ def kernel_roles(spec: KernelSpec) -> KernelRoles:
     return KernelRoles(spec=spec, canonical=canonical, extras=extras, weak=set(names.get("weak", [])),
                        square=square, pad=data.get("square", {}).get("pad", ""), variants=variants,
                        pinned_precision=bool(data.get("precision", {}).get("pinned", False)),
-                       returnable=tuple(data.get("returnable", ())))
+                       returnable=tuple(data.get("returnable", ())), in_place=dict(data.get("in_place", {})))

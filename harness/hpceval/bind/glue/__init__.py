@@ -21,7 +21,7 @@ own module (glue.cpp, glue.python, glue.fortran, glue.julia) and this package on
 
 from __future__ import annotations
 
-from hpceval.bind.glue.common import Glue, Plan, qualified, spec_dim
+from hpceval.bind.glue.common import Glue, Plan, in_place_output, qualified, spec_dim
 from hpceval.bind.glue.cpp import cpp_glue
 from hpceval.bind.glue.fortran import fortran_glue
 from hpceval.bind.glue.julia import julia_glue
@@ -33,11 +33,15 @@ __all__ = ["Glue", "Plan", "cpp_glue", "fortran_glue", "julia_glue", "make_glue"
            "spec_dim"]
 
 
+# the output that an input's parameter carries (Mapping.in_place) starts as a copy of that input
+COPY_IN = {"cpp": "{out} = {src};", "fortran": "{out} = {src}", "python": 'ns["{out}"][...] = ns["{src}"]'}
+
+
 def make_glue(m: Mapping, kr: KernelRoles, lang: str) -> Glue:
-    if lang == "cpp":
-        return cpp_glue(m, kr)
-    if lang == "python":
-        return python_glue(m, kr)
-    if lang == "fortran":
-        return fortran_glue(m, kr)
-    return julia_glue(m, kr)
+    if lang == "julia":
+        return julia_glue(m, kr)  # no setup slot: it copies in its own let block
+    g = {"cpp": cpp_glue, "python": python_glue, "fortran": fortran_glue}[lang](m, kr)
+    if (out := in_place_output(m, kr)) is not None:
+        g.setup.insert(0, COPY_IN[lang].format(out=out, src=m.in_place))
+        g.notes.append(f"{out} is updated in place: it starts as a copy of {m.in_place}")
+    return g

@@ -76,6 +76,14 @@ def leading_dims(plans: dict[str, Plan], dim: Callable[[Role, int], str], column
 # ------------------------------------------------------------------------------------------------------ shared steps
 
 
+def in_place_output(m: Mapping, kr: KernelRoles) -> str | None:
+    """The output whose parameter is an input's array updated in place (Mapping.in_place): before the call it
+    must hold a copy of that input, after it the result."""
+    if not m.in_place:
+        return None
+    return next(r.name for r in m.assign.values() if r is not None and kr.in_place.get(r.name) == m.in_place)
+
+
 def fill_note(name: str, fill: str) -> str:
     if fill == "0":
         return f"{name} zeroed before the call (read before written)"

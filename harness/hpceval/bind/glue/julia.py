@@ -8,7 +8,16 @@ column-major like the driver's arrays; the decisions come from glue.common.
 
 from __future__ import annotations
 
-from hpceval.bind.glue.common import Glue, array_plans, extra, fill_note, leading_dims, scale_outputs, spec_dim
+from hpceval.bind.glue.common import (
+    Glue,
+    array_plans,
+    extra,
+    fill_note,
+    in_place_output,
+    leading_dims,
+    scale_outputs,
+    spec_dim,
+)
 from hpceval.bind.mapping import Mapping
 from hpceval.bind.roles import KernelRoles
 
@@ -24,6 +33,9 @@ def julia_glue(m: Mapping, kr: KernelRoles) -> Glue:
     g = Glue()
     pre: list[str] = []
     post: list[str] = []
+    if (out := in_place_output(m, kr)) is not None:
+        pre.append(f"{out} .= {m.in_place}")
+        g.notes.append(f"{out} is updated in place: it starts as a copy of {m.in_place}")
     merged = m.merged
     if merged is not None:
         pre.append(f"hp_k = max({', '.join(merged.merged)})")
