@@ -64,7 +64,7 @@ def cg(n, nnz, row_ptr, col_idx, values, b, x, tol, max_iter):
     d_b = torch.from_numpy(b[:n]).to(DEVICE)
     d_x = torch.from_numpy(x[:n]).to(DEVICE)
     ap = torch.empty(n, dtype=torch.float64, device=DEVICE)
-    acc = torch.zeros(1, dtype=torch.float64, device=DEVICE)
+    acc = torch.empty(1, dtype=torch.float64, device=DEVICE)  # zeroed by _dot before every use
     grid = (triton.cdiv(n, BLOCK),)
     _spmv_kernel[(n,)](d_row_ptr, d_col_idx, d_values, d_x, ap, ROW_BLOCK=8)
     _direction_kernel[grid](d_b, ap, -1.0, n, BLOCK=BLOCK)  # ap = b - A*x0
