@@ -9,7 +9,7 @@
    the timed calls is shown). Time = GPU time of the kernels of one call, from the CUPTI probe
    (transfer-free; the whole call incl. allocation and copies is shown beside it). Against:
    * ceilings measured here, now: device-to-device copy bandwidth (1 GiB, bytes read + written) and FP64 GEMM
-     throughput (cuBLAS DGEMM, 8192^3);
+     throughput (cuBLAS DGEMM, the best of 4096^3 and 8192^3);
    * vendor baselines at the same size and inputs: cuBLAS SAXPY, DGEMV, DGEMM, cuSPARSE CSR SpMV (through
      CuPy); Jacobi and CG have none.
    Baselines and ceilings are timed with CUDA events around the operation, 3 warm-ups, median of 20, the L2
@@ -156,7 +156,7 @@ def performance_markdown(catalog, timings: dict, ceil: dict, base: dict, models:
     lines = [f"## Performance on {gpu}", "",
              f"Ceilings measured in this run: streaming **{ceil['copy_gbs']:.0f} GB/s** (bytes read + written, the best "
              f"of: {streams or 'D2D copy'}), FP64 GEMM **{ceil['dgemm_gflops'] / 1e3:.1f} TFLOP/s** (cuBLAS DGEMM "
-             f"8192^3).", "",
+             f"at 4096^3 and 8192^3, the best).", "",
              f"Time: GPU kernels of one call (CUPTI, transfer-free), median over the timed calls after 1-3 warm-ups "
              f"(every call validated), in each of {runs} separate timing runs (separate processes, fresh inputs); "
              f"the table gives the median of the runs' medians, the spread across runs (fastest and slowest run's "
