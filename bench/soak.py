@@ -16,7 +16,8 @@ Then both commands run undisturbed to the end, the same two run once more into a
 and the table compares them: rows per run, duplicates, rows without an evaluation, verdicts that differ.
 
     python bench/soak.py                    # 3 minutes
-    python bench/soak.py --minutes 30 --models cpp-openmp,fortran-openmp,python-numpy --kernels all
+    python bench/soak.py --minutes 30 --kernels all --mutant-kernels all \
+        --mutant-models cpp-openmp,fortran-openmp,python-numpy,python-numba --mutants 5   # results/soak
 
 Runs on the local executor (nsjail); --keep leaves the soak folder for inspection.
 """
@@ -137,6 +138,8 @@ def disturbed(args, cmds, env, root: Path, tmpdir: Path, rng: random.Random) -> 
                     proc.wait(timeout=3)
                     counts["SIGINT: stopped within 3 s"] += 1
                     counts["SIGINT: exit 130"] += proc.returncode == 130
+                    if proc.returncode != 130:  # e.g. 0: the run ended as the signal arrived
+                        counts[f"SIGINT: exit {proc.returncode}"] += 1
                     counts["max SIGINT stop ms"] = max(counts["max SIGINT stop ms"], int(1000 * (time.monotonic() - sent)))
                     err = proc.stderr.read()
                     counts["SIGINT: one resume line"] += sum("to resume" in line for line in err.splitlines()) == 1
@@ -185,16 +188,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=float, default=3.0, help="length of the disturbed phase")
     parser.add_argument("--models", default="cpp-openmp,fortran-openmp,python-numpy,python-numba")
-    parser.add_argument("--kernels", default="axpy,gemv,spmv,jacobi")
+    parser.add_argument("--kernels", default="axpy,gemv,spmv,jacobi", help="comma-separated, or all")
     parser.add_argument("--mutants", type=int, default=3, help="mutants per reference in the replay run")
     parser.add_argument("--mutant-models", default="cpp-openmp,python-numpy")
-    parser.add_argument("--mutant-kernels", default="axpy,gemv")
+    parser.add_argument("--mutant-kernels", default="axpy,gemv", help="comma-separated, or all")
     parser.add_argument("--max-wait", type=float, default=40.0, help="longest run before the signal (s)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--fault-rate", type=float, default=0.3, help="share of endpoint requests answered by a fault")
     parser.add_argument("--keep", action="store_true", help="keep the soak folder")
     args = parser.parse_args()
+    from hpceval.spec import catalog
+
+    every = ",".join(catalog().kernels)  # "all": every kernel of the catalog
+    args.kernels = every if args.kernels == "all" else args.kernels
+    args.mutant_kernels = every if args.mutant_kernels == "all" else args.mutant_kernels
     rng = random.Random(args.seed)
     root = Path(tempfile.mkdtemp(prefix="hpceval-soak-"))
     tmpdir = root / "tmp"
