@@ -612,3 +612,27 @@ def test_gpu_reference_solutions(path):
             ast.parse(m.code)
         assert not re.search(r"\[\s*threads\s*,\s*blocks\s*\]|\+ \d+\) \* \d+", "\n".join(changed_lines(code, m))), \
             m.description  # over-provisioned launches are equivalent mutants
+
+
+def test_a_declared_equivalent_mutant_is_set_aside_with_its_reason_and_nothing_else_is():
+    """Jacobi's folder declares the data-clause section shortened by one element equivalent (the last element is a
+    boundary corner): the offload reference's mutant matches it; a section cut at the start, the same cut in
+    another kernel's folder, and a different operator on the same line do not."""
+    from hpceval.mutants.core import Mutant
+    from hpceval.mutants.equivalent import declared, why_equivalent
+    from hpceval.spec import catalog
+
+    cat = catalog()
+    jacobi, gemv = cat.kernels["jacobi"], cat.kernels["gemv"]
+    original = "#pragma omp target teams distribute parallel for map(to : u[0:n]) map(tofrom : unew[0:n])\n"
+    cut_end = Mutant("data-clause", "array section", original.replace("unew[0:n]", "unew[0:n - 1]"), 1,
+                     operator="data-clause/array section")
+    cut_start = Mutant("data-clause", "array section", original.replace("unew[0:n]", "unew[1:n]"), 1,
+                       operator="data-clause/array section")
+    other_op = Mutant("off-by-one", "bound", original.replace("unew[0:n]", "unew[0:n - 1]"), 1,
+                      operator="off-by-one/end")
+    entries = declared(str(jacobi.folder))
+    assert "corner" in why_equivalent(cut_end, original, entries)
+    assert why_equivalent(cut_start, original, entries) is None
+    assert why_equivalent(other_op, original, entries) is None
+    assert why_equivalent(cut_end, original, declared(str(gemv.folder))) is None

@@ -23,6 +23,8 @@ from rich.table import Table
 from hpceval.contracts import Evaluation, Verdict
 from hpceval.evaluate import Evaluator
 from hpceval.mutants import DEFAULT_CAP, Mutant, UnsupportedLanguage, generate_mutants
+from hpceval.mutants.core import sample
+from hpceval.mutants.equivalent import declared, why_equivalent
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 
 MISSING = "–"
@@ -68,6 +70,7 @@ class Cell:
     outcomes: list[MutantOutcome] = field(default_factory=list)
     original: str = ""
     note: str = ""
+    equivalent: list[tuple[Mutant, str]] = field(default_factory=list)  # set aside before sampling, with why
 
     @property
     def total(self) -> int:
@@ -216,6 +219,12 @@ class SelftestReport:
         for s in survivors:
             lines += [f"- **{s.kernel} × {s.model}** [{s.kind}] {s.description}", "", "  ```diff",
                       *("  " + ln for ln in s.diff.splitlines()), "  ```"]
+        equivalent = [(c, m, why) for c in self.cells.values() for m, why in c.equivalent]
+        if equivalent:
+            lines += ["", f"### Equivalent mutants set aside before sampling ({len(equivalent)})", "",
+                      "Declared by the kernel's folder (`equivalent_mutants.toml`): they cannot change any result.", ""]
+            for c, m, why in equivalent:
+                lines.append(f"- {c.kernel} × {c.model}: {m.description}: {why}")
         unexpected = [(c, o) for c in self.cells.values() for o in c.unexpected]
         if unexpected:
             lines += ["", "### Killed with an unexpected verdict", ""]
@@ -286,10 +295,19 @@ def run_selftest(catalog: Catalog, evaluator: Evaluator, kernels: list[KernelSpe
                     cell.status = "reference_failed"
                     continue
                 try:
-                    mutants = generate_mutants(cell.original, job.model.language, cap=cap)
+                    found = generate_mutants(cell.original, job.model.language, cap=None)
                 except UnsupportedLanguage as exc:
                     cell.status, cell.note = "unsupported", str(exc)
                     continue
+                entries = declared(str(job.spec.folder))
+                mutants = []
+                for m in found:
+                    why = why_equivalent(m, cell.original, entries)
+                    if why is None:
+                        mutants.append(m)
+                    else:
+                        cell.equivalent.append((m, why))
+                mutants = sample(mutants, cap) if cap is not None else mutants
                 cell.status = "ok"
                 mutant_eval = _mutant_evaluator(evaluator, evaluation, mutant_wall_s)
                 total += len(mutants)
