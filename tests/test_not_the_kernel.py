@@ -63,6 +63,72 @@ void saxpy(const Params &p, const float *x, float *y) {
   for (int i = 0; i < p.n; i++) y[i] = p.a * x[i] + y[i];
 }
 """, V.unbindable, ""),
+    # Fortran: a vector sum under the AXPY name, and row sums under the GEMV name
+    ("fortran-vector-add-as-axpy", "axpy", "fortran-openmp", """
+subroutine saxpy(n, x, y)
+  implicit none
+  integer, intent(in) :: n
+  real, intent(in) :: x(n)
+  real, intent(inout) :: y(n)
+  integer :: i
+  !$omp parallel do
+  do i = 1, n
+    y(i) = x(i) + y(i)
+  end do
+  !$omp end parallel do
+end subroutine saxpy
+""", V.wrong_result, "a"),
+    ("fortran-row-sums-as-gemv", "gemv", "fortran-openacc", """
+subroutine gemv(m, n, A, y)
+  integer, intent(in) :: m, n
+  real(8), intent(in) :: A(n, m)
+  real(8), intent(out) :: y(m)
+  integer :: i, j
+  !$acc parallel loop copyin(A) copyout(y)
+  do i = 1, m
+    y(i) = 0.0d0
+    do j = 1, n
+      y(i) = y(i) + A(j, i)
+    end do
+  end do
+end subroutine gemv
+""", V.wrong_result, "x"),
+    # Fortran CG that fixes its own tolerance and cap: a solver's stopping rule, not another kernel
+    ("fortran-cg-fixed-tolerance", "cg", "fortran-openmp", """
+subroutine cg(n, nnz, row_ptr, col_idx, vals, b, x)
+  implicit none
+  integer, intent(in) :: n, nnz, row_ptr(n+1), col_idx(nnz)
+  real(8), intent(in) :: vals(nnz), b(n)
+  real(8), intent(inout) :: x(n)
+  real(8) :: r(n), p(n), ap(n), rs, rs_new, alpha
+  integer :: i, k, it
+  do i = 1, n
+    ap(i) = 0.0d0
+    do k = row_ptr(i) + 1, row_ptr(i + 1)
+      ap(i) = ap(i) + vals(k) * x(col_idx(k) + 1)
+    end do
+  end do
+  r = b - ap
+  p = r
+  rs = dot_product(r, r)
+  do it = 1, 10000
+    if (sqrt(rs) < 1.0d-10) exit
+    !$omp parallel do private(k)
+    do i = 1, n
+      ap(i) = 0.0d0
+      do k = row_ptr(i) + 1, row_ptr(i + 1)
+        ap(i) = ap(i) + vals(k) * p(col_idx(k) + 1)
+      end do
+    end do
+    alpha = rs / dot_product(p, ap)
+    x = x + alpha * p
+    r = r - alpha * ap
+    rs_new = dot_product(r, r)
+    p = r + (rs_new / rs) * p
+    rs = rs_new
+  end do
+end subroutine cg
+""", None, ""),
     # CG with its own fixed tolerance and iteration cap: not a different kernel
     ("cg-fixed-tolerance", "cg", "python-numpy", """
 import numpy as np
@@ -143,3 +209,32 @@ def test_a_device_kernel_without_a_data_input_is_not_the_kernel(catalog):
     assert _missing_data_inputs(b.error, catalog.kernels["axpy"]) == ["a"]
     openmp = _paper_binding(catalog, HIP_VECTOR_ADD, "axpy", "cpp-openmp")  # not launchable there: as before
     assert openmp.error and "device kernel" in openmp.error
+
+
+# Julia (no toolchain here: the binding decides, as the evaluator takes it): a vector sum under the AXPY name lacks
+# `a`; a function that updates y from x and its own `a` argument is the kernel
+JULIA_VECTOR_ADD = """
+function axpy!(y, x)
+    Threads.@threads for i in eachindex(y)
+        y[i] = x[i] + y[i]
+    end
+    return y
+end
+"""
+JULIA_AXPY = """
+function axpy!(a, x, y)
+    Threads.@threads for i in eachindex(y)
+        y[i] = a * x[i] + y[i]
+    end
+end
+"""
+
+
+def test_a_julia_function_without_a_data_input_is_not_the_kernel(catalog):
+    from hpceval.evaluate import _missing_data_inputs
+
+    b = _paper_binding(catalog, JULIA_VECTOR_ADD, "axpy", "julia-threads")
+    assert b.error and "no parameter for a" in b.error, b.error
+    assert _missing_data_inputs(b.error, catalog.kernels["axpy"]) == ["a"]
+    good = _paper_binding(catalog, JULIA_AXPY, "axpy", "julia-threads")
+    assert good.error is None, good.error

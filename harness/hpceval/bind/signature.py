@@ -350,7 +350,7 @@ _PLAIN_KINDS = frozenset({"real", "int", "index", "char", "bool"})
 def _closed(fn: SFunction, unit: Unit, lang: str) -> bool:
     """No parameter and no enclosing object of the function could hold a missing input (a struct or class
     parameter, an untyped C/Fortran parameter, a Python/Julia class or struct the unit defines)."""
-    if not fn.params or fn.kind not in ("function", "device_kernel"):
+    if not fn.params or fn.kind not in ("function", "subroutine", "device_kernel"):
         return False
     if lang in ("cpp", "fortran"):
         return all(p.kind in _PLAIN_KINDS for p in fn.params)
