@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hpceval.bind.delivery import carried_in_place, looks_like_result, norm
 from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
 from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant, structure_problem
@@ -100,12 +101,10 @@ class NoMapping(Exception):
     """No consistent mapping: the message is the unbindable evidence."""
 
 
-def _norm(name: str, lang: str) -> str:
-    return name.lower() if lang == "fortran" else name
 
 
 def _names(role: Role, lang: str) -> set[str]:
-    return {_norm(n, lang) for n in role.names}
+    return {norm(n, lang) for n in role.names}
 
 
 def _type_problem(p: SParam, r: Role, lang: str) -> str | None:
@@ -144,8 +143,8 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
     """Score of parameter p taking role r, None when impossible."""
     if _type_problem(p, r, lang):
         return None
-    name = _norm(p.name, lang)
-    weak = {_norm(w, lang) for w in kr.weak}
+    name = norm(p.name, lang)
+    weak = {norm(w, lang) for w in kr.weak}
     own = _names(r, lang) if not r.merged else set().union(*(_names(kr.role(c), lang) for c in r.merged))
     score = 0.0
     if r.extra:
@@ -153,7 +152,7 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
             return None
         return 5.0 if not r.tuning else 3.0
     if name in own:
-        exact = name == _norm(r.name, lang) or (r.merged and name in {_norm(c, lang) for c in r.merged})
+        exact = name == norm(r.name, lang) or (r.merged and name in {norm(c, lang) for c in r.merged})
         score += (1.0 if name in weak else 8.0) if exact else (0.75 if name in weak else 5.0)
     else:
         for other in kr.all:
@@ -197,7 +196,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
     """Score the body's and declarations' evidence against a complete assignment; pick 2-D layouts."""
     fn = m.fn
     facts = fn.facts
-    by_name = {_norm(p.name, lang): (p, m.assign.get(p.position)) for p in fn.params}
+    by_name = {norm(p.name, lang): (p, m.assign.get(p.position)) for p in fn.params}
     sizes_of: dict[str, set[str]] = {}
     for pname, (_p, role) in by_name.items():
         if role is not None and role.size:
@@ -232,7 +231,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
     for pname, (p, role) in by_name.items():
         if role is None or not role.is_array:
             continue
-        subs = [s for s in facts.subscripts if _norm(s[0], lang) == pname]
+        subs = [s for s in facts.subscripts if norm(s[0], lang) == pname]
         declared = [d for d in p.dims] if p.dims else []
         orientations = ("natural", "transposed") if pname in two_d and len(role.shape) == 2 else ("natural",)
         best = None
@@ -299,7 +298,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
             ids = [i.lower() for i in _size_idents(p.dims[0].split(":")[-1])]
             if len(ids) == 1 and exp:
                 score += check(ids[0], exp, 3.0, f"is declared as the extent of {p.name}")
-        for _arr, per_dim, _prods in (s for s in facts.subscripts if _norm(s[0], lang) == pname):
+        for _arr, per_dim, _prods in (s for s in facts.subscripts if norm(s[0], lang) == pname):
             if len(per_dim) == 1 and exp:
                 for v in per_dim[0]:
                     for sz in loop_sizes(v):
@@ -307,7 +306,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
                         score += check(sz, exp, 3.0, f"bounds the loop of index {v} of {p.name}")
     score += _axes_evidence(m, facts, by_name, kr, lang)
     # reads and writes
-    written = {_norm(w, lang) for w in facts.writes}
+    written = {norm(w, lang) for w in facts.writes}
     for pname, (p, role) in by_name.items():
         if role is None or not role.is_array:
             continue
@@ -329,15 +328,15 @@ def _axes_evidence(m: Mapping, facts, by_name: dict, kr: KernelRoles, lang: str)
     for pname, (_p, role) in by_name.items():
         if role is None or not role.size:
             continue
-        bounded = {_norm(v, lang) for v, bounds in facts.loops.items() if pname in {_norm(b, lang) for b in bounds}}
+        bounded = {norm(v, lang) for v, bounds in facts.loops.items() if pname in {norm(b, lang) for b in bounds}}
         if len(bounded) < 2:
             continue
         axes = 0
         for arr, per_dim, _prods in facts.subscripts:
-            target = by_name.get(_norm(arr, lang), (None, None))[1]
+            target = by_name.get(norm(arr, lang), (None, None))[1]
             if target is None or len(target.shape) < 2:
                 continue
-            used = {_norm(v, lang) for ids in per_dim for v in ids}
+            used = {norm(v, lang) for ids in per_dim for v in ids}
             axes = max(axes, len(bounded & used))
         if axes >= 2:
             score += 2.0 * axes if role.merged else -2.0 * axes
@@ -362,63 +361,21 @@ def _implied_ok(fn: SFunction, r: Role, assigned_arrays: dict[str, SParam], kr: 
     return False
 
 
-def _looks_like_result(fn: SFunction, lang: str) -> tuple[bool, int | None]:
-    """Whether the function returns an array result (not a timing, status or nothing), and its tuple index."""
-    if lang == "fortran":
-        return fn.kind == "function", None
-    if lang == "cpp":
-        res = fn.result.replace("const", "").strip()
-        if res in ("void", "", "int", "bool", "double", "float", "long", "size_t", "auto") and "*" not in res:
-            return res == "auto" and bool(fn.facts.returns), None
-        return True, None
-    array_params = {p.name for p in fn.params}
-    best: tuple[bool, int | None] = (False, None)
-    for names in fn.facts.return_names:
-        for i, ids in enumerate(names):
-            if "<time>" in ids or not ids or ids <= _counters(fn):
-                continue
-            if ids & array_params or ids - {"np", "numpy", "cp", "None", "True", "False"}:
-                return True, (i if len(names) > 1 else None)
-    return best
 
 
-def _carried_in_place(m: Mapping, out: Role, kr: KernelRoles, lang: str) -> bool:
-    """An output without a parameter that the kernel lets an input's array carry (Jacobi's unew in u, the grid
-    updated through the suggestion's own temporary), where the body writes that parameter: the parameter takes the
-    output's role and the driver hands it a copy of the input (bind.glue), so the result is graded as the output
-    and an update without a temporary (Gauss-Seidel) fails on its values."""
-    source = kr.in_place.get(out.name)
-    written = {_norm(w, lang) for w in m.fn.facts.writes}
-    for pos, role in m.assign.items():
-        if role is not None and role.name == source and _norm(m.fn.params[pos].name, lang) in written \
-                and m.fn.params[pos].intent != "in":
-            m.assign[pos] = out
-            m.in_place = source
-            return True
-    return False
-
-
-def _counters(fn: SFunction) -> set[str]:
-    """Python/Julia names that count iterations (a loop variable, `k = 0` ... `k += 1`): a function returning one
-    (the sweeps a tolerance loop took) returns no array."""
-    names = set(fn.facts.loops)
-    for name in set(re.findall(r"^\s*([A-Za-z_]\w*)\s*=\s*\d+\s*$", fn.text, re.M)):
-        if re.search(rf"\b{name}\s*\+=\s*1\b", fn.text):
-            names.add(name)
-    return names
 
 
 def _used_as(p: SParam, r: Role, fn: SFunction, lang: str) -> bool:
     """For an untyped parameter whose name says nothing: does the body use it like role r?"""
-    name = _norm(p.name, lang)
+    name = norm(p.name, lang)
     facts = fn.facts
     if r.is_array:
-        return any(_norm(a, lang) == name for a, _d, _p in facts.subscripts) or name in {
-            _norm(x, lang) for x in facts.shape_refs} or any(name in ids for rn in facts.return_names for ids in rn)
+        return any(norm(a, lang) == name for a, _d, _p in facts.subscripts) or name in {
+            norm(x, lang) for x in facts.shape_refs} or any(name in ids for rn in facts.return_names for ids in rn)
     if r.kind in ("int", "index"):
-        return any(name in {_norm(b, lang) for b in bounds} for bounds in facts.loops.values()) or any(
-            name in {_norm(i, lang) for d in dims for i in d} for _a, dims, _p in facts.subscripts)
-    return name in {_norm(i, lang) for i in facts.idents}
+        return any(name in {norm(b, lang) for b in bounds} for bounds in facts.loops.values()) or any(
+            name in {norm(i, lang) for d in dims for i in d} for _a, dims, _p in facts.subscripts)
+    return name in {norm(i, lang) for i in facts.idents}
 
 
 def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
@@ -441,7 +398,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             if sc is None:
                 continue
             untyped = p.kind in ("unknown",) and p.array is None
-            if untyped and not r.extra and _norm(p.name, lang) not in _names(r, lang) and not r.merged \
+            if untyped and not r.extra and norm(p.name, lang) not in _names(r, lang) and not r.merged \
                     and not _used_as(p, r, fn, lang):
                 continue  # nothing but its position would say so
             opts.append((r, sc))
@@ -451,7 +408,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             raise NoMapping(_no_role_reason(p, kr, lang))
         opts.sort(key=lambda o: -o[1])
         options.append(opts)
-    result_like, ret_index = _looks_like_result(fn, lang)
+    result_like, ret_index = looks_like_result(fn, lang)
     best: Mapping | None = None
     runner_up: Mapping | None = None
     reasons: list[str] = []
@@ -474,7 +431,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         for r in kr.canonical:
             if r.name in taken:
                 continue
-            if r.is_output and r.is_array and _carried_in_place(m, r, kr, lang):
+            if r.is_output and r.is_array and carried_in_place(m, r, kr, lang):
                 if result_like and m.returned is None:  # u updated in place and returned: the same array
                     m.returned, m.return_index = r.name, ret_index
                 continue
@@ -527,7 +484,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             if params[pos].intent == "out" or any(x is not None and x.extra and r.name in x.reads
                                                   for x in assign.values()):
                 continue
-            if _norm(params[pos].name, lang) in {_norm(x, lang) for x in fn.facts.reads_first}:
+            if norm(params[pos].name, lang) in {norm(x, lang) for x in fn.facts.reads_first}:
                 m.zero.add(r.name)
         pool.append(m)
         if len(pool) > 64:  # only the best few can be near ties
@@ -604,7 +561,7 @@ def _summarize(reasons: list[str]) -> str:
 def _no_role_reason(p: SParam, kr: KernelRoles, lang: str) -> str:
     typ = p.type_text or p.kind
     problems = [_type_problem(p, r, lang) for r in kr.canonical]
-    named = [r for r in kr.all if _norm(p.name, lang) in _names(r, lang)]
+    named = [r for r in kr.all if norm(p.name, lang) in _names(r, lang)]
     if named:
         prob = _type_problem(p, named[0], lang)
         if prob:

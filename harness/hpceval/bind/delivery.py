@@ -1,0 +1,69 @@
+"""How a suggested function delivers an output the kernel declares: through its parameter, as its return value,
+or in an input's array updated in place (Jacobi's grid through the suggestion's own temporary).
+
+Split from bind.mapping, which decides the assignment of parameters to roles; these helpers answer, for one
+assignment, where the outputs that have no parameter of their own come from.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from hpceval.bind.parse import SFunction
+from hpceval.bind.roles import KernelRoles, Role
+
+if TYPE_CHECKING:
+    from hpceval.bind.mapping import Mapping
+
+
+def norm(name: str, lang: str) -> str:
+    return name.lower() if lang == "fortran" else name
+
+
+def looks_like_result(fn: SFunction, lang: str) -> tuple[bool, int | None]:
+    """Whether the function returns an array result (not a timing, status or nothing), and its tuple index."""
+    if lang == "fortran":
+        return fn.kind == "function", None
+    if lang == "cpp":
+        res = fn.result.replace("const", "").strip()
+        if res in ("void", "", "int", "bool", "double", "float", "long", "size_t", "auto") and "*" not in res:
+            return res == "auto" and bool(fn.facts.returns), None
+        return True, None
+    array_params = {p.name for p in fn.params}
+    best: tuple[bool, int | None] = (False, None)
+    for names in fn.facts.return_names:
+        for i, ids in enumerate(names):
+            if "<time>" in ids or not ids or ids <= _counters(fn):
+                continue
+            if ids & array_params or ids - {"np", "numpy", "cp", "None", "True", "False"}:
+                return True, (i if len(names) > 1 else None)
+    return best
+
+
+def _counters(fn: SFunction) -> set[str]:
+    """Python/Julia names that count iterations (a loop variable, `k = 0` ... `k += 1`): a function returning one
+    (the sweeps a tolerance loop took) returns no array."""
+    names = set(fn.facts.loops)
+    for name in set(re.findall(r"^\s*([A-Za-z_]\w*)\s*=\s*\d+\s*$", fn.text, re.M)):
+        if re.search(rf"\b{name}\s*\+=\s*1\b", fn.text):
+            names.add(name)
+    return names
+
+
+def carried_in_place(m: Mapping, out: Role, kr: KernelRoles, lang: str) -> bool:
+    """An output without a parameter that the kernel lets an input's array carry (Jacobi's unew in u, the grid
+    updated through the suggestion's own temporary), where the body writes that parameter: the parameter takes the
+    output's role and the driver hands it a copy of the input (bind.glue), so the result is graded as the output
+    and an update without a temporary (Gauss-Seidel) fails on its values."""
+    source = kr.in_place.get(out.name)
+    written = {norm(w, lang) for w in m.fn.facts.writes}
+    for pos, role in m.assign.items():
+        if role is not None and role.name == source and norm(m.fn.params[pos].name, lang) in written \
+                and m.fn.params[pos].intent != "in":
+            m.assign[pos] = out
+            m.in_place = source
+            return True
+    return False
+
+
