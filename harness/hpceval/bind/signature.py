@@ -30,6 +30,7 @@ import re
 import textwrap
 
 from hpceval.bind.canonical import canonical_binding
+from hpceval.bind.functor import LAUNCHER_SUFFIX, find_functors, launcher_source, operator_facts
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.glue.launch import host_launches, launch_glue, launchable, takes_device_pointers
 from hpceval.bind.graded import PRECISION_KEY
@@ -250,6 +251,8 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
             candidates = [f for f in unit.functions if not f.is_main]
             synthesized = f"body-only completion: header {spec.function}({params}) synthesized from the body's names"
             notes.append(synthesized)
+    if not candidates and lang_id == "cpp" and re.search(r"\bKokkos|\bKOKKOS_", code):
+        code, unit, candidates = _launch_functors(code, unit, notes)
     if not candidates:
         return _error(spec, _why_no_function(code, unit, lang_id))
     results: list[tuple[float, SFunction, Mapping | None, str]] = []
@@ -338,6 +341,24 @@ def _precision(fn: SFunction, kr: KernelRoles) -> str:
         return kr.spec.dtype
     declared = {p.dtype for p in fn.params if p.kind == "real" and p.dtype}
     return declared.pop() if len(declared) == 1 and declared <= set(_PRECISION_WORD) else kr.spec.dtype
+
+
+def _launch_functors(code: str, unit: Unit, notes: list[str]) -> tuple[str, Unit, list[SFunction]]:
+    """Kokkos functors that only `main` launches get a host launcher each (bind.functor), whose facts are the
+    functor's operator body; the launchers are the candidates."""
+    functors = find_functors(code)
+    if not functors:
+        return code, unit, []
+    code = code.rstrip("\n") + "\n" + "".join(launcher_source(f) for f in functors)
+    unit = parse(code, "cpp")
+    by_name = {f.name + LAUNCHER_SUFFIX: f for f in functors}
+    launchers = [fn for fn in unit.functions if fn.name in by_name]
+    for fn in launchers:
+        f = by_name[fn.name]
+        fn.facts = operator_facts(f)
+        notes.append(f"Kokkos functor {f.name} (launched only from the suggestion's main): launched by the harness "
+                     f"over RangePolicy(0, {f.range_expr}) from a host function of its members")
+    return code, unit, launchers
 
 
 # Said of a function that lacks a kernel input and has nowhere else to take it from: every parameter is a plain

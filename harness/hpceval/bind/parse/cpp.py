@@ -384,7 +384,12 @@ def parse_cpp(code: str) -> Unit:
 
 
 def _c_item(node: ts.Node, code: str) -> Item:
-    text = span(code.encode(), node.start_byte, node.end_byte)
+    end = node.end_byte
+    after = node.next_sibling
+    if node.type in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier") and \
+            after is not None and after.type == ";":
+        end = after.end_byte  # `struct F {...};`: the parser leaves the `;` outside the specifier
+    text = span(code.encode(), node.start_byte, end)
     kind = node.type
     defines: set[str] = set()
     if kind == "preproc_def":
@@ -420,7 +425,7 @@ def _c_item(node: ts.Node, code: str) -> Item:
             if t.type in ("struct_specifier", "class_specifier"):
                 defines.add(text_of(t.child_by_field_name("name")))
     uses = idents(node, ("identifier", "type_identifier", "namespace_identifier", "field_identifier")) - defines
-    return Item(text=text, start=node.start_byte, end=node.end_byte, kind=kind, defines=defines, uses=uses,
+    return Item(text=text, start=node.start_byte, end=end, kind=kind, defines=defines, uses=uses,
                 error=node.has_error or node.type == "ERROR")
 
 
