@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,7 +41,7 @@ from hpceval.analysis.kokkos_spaces import host_space_problem
 from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import Toolchain, ToolInfo, threads
+from hpceval.toolchains import JobAdjust, Toolchain, ToolInfo, threads
 from hpceval.toolchains.cuda import (
     GPU_JOB_ENV,
     INCLUDE_DIR,
@@ -233,6 +234,20 @@ def _space_name(value: str, shift: bool = False) -> str:
     return SPACE_NAMES.get(number, f"space {number}")
 
 
+# A suggestion written for Kokkos' CUDA backend names its spaces (`View<float*, Kokkos::Cuda>`, `CudaSpace`); the
+# study graded Kokkos without naming a backend, so in a build without CUDA those names stand for the build's own
+# device space instead of failing the build (said in the evidence).
+CUDA_SPACES_ON_HOST = """#if !defined(KOKKOS_ENABLE_CUDA)
+namespace Kokkos {
+using Cuda = DefaultExecutionSpace;
+using CudaSpace = DefaultExecutionSpace::memory_space;
+using CudaUVMSpace = DefaultExecutionSpace::memory_space;
+using CudaHostPinnedSpace = HostSpace;
+}  // namespace Kokkos
+#endif"""
+CUDA_SPACES_NOTE = "Kokkos::Cuda and its memory spaces read as this build's device space (OpenMP backend, no CUDA)"
+
+
 class Kokkos(GpuProbeMixin, Toolchain):
     name = "kokkos"
     language = "cpp"
@@ -285,8 +300,13 @@ class Kokkos(GpuProbeMixin, Toolchain):
         return ["./prog", "cases.txt"]
 
     def hooks(self, model: ProgrammingModel) -> DriverHooks:
-        return DriverHooks(includes=["#include <Kokkos_Core.hpp>"], init="Kokkos::initialize(argc, argv);",
-                           finalize="Kokkos::finalize();")
+        return DriverHooks(includes=["#include <Kokkos_Core.hpp>", *([CUDA_SPACES_ON_HOST] if self.backend != "cuda" else [])],
+                           init="Kokkos::initialize(argc, argv);", finalize="Kokkos::finalize();")
+
+    def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
+        if self.backend != "cuda" and re.search(r"\bKokkos::Cuda\w*", code):
+            return JobAdjust(note=CUDA_SPACES_NOTE)
+        return None
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         env = {**super().env(model), "OMP_PROC_BIND": "false", "HPCEVAL_KOKKOS_PROBE_OUT": PROBE_FILE}

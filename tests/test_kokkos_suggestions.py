@@ -1,4 +1,5 @@
-"""Kokkos functors that only the suggestion's own `main` launches (written as an unseen LLM would).
+"""Kokkos suggestions written as an unseen LLM would: functors that only the suggestion's own `main` launches, and
+code written for the CUDA backend graded in a build without CUDA.
 
 The study's Kokkos prompts made Copilot write a functor (a struct with members and `operator()(int i)`) and a test
 `main` that builds Views and calls `Kokkos::parallel_for(n, Functor(...))`. There is no host function the driver
@@ -178,3 +179,29 @@ def test_a_functor_launched_only_from_main_is_graded_on_its_numbers(case, catalo
     assert e.verdict == verdict, f"{e.verdict}: {e.evidence[:600]}"
     if verdict in (V.correct, V.wrong_result):
         assert "launched by the harness" in binding.evidence, binding.evidence
+
+
+# Written for Kokkos' CUDA backend (the study's AXPY none r7 pattern): the spaces stand for this build's device space
+CUDA_VIEWS = """
+#include <Kokkos_Core.hpp>
+
+void saxpy(int n, float a, Kokkos::View<float *, Kokkos::CudaSpace> x, Kokkos::View<float *, Kokkos::Cuda> y) {
+  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Kokkos::Cuda>(0, n), KOKKOS_LAMBDA(const int i) {
+    y(i) = a * x(i) + y(i);
+  });
+  Kokkos::fence();
+}
+"""
+
+
+def test_cuda_spaces_in_a_build_without_cuda_stand_for_its_device_space(catalog, evaluator):
+    from hpceval.bind import choose_binding
+    from hpceval.toolchains.kokkos import Kokkos
+
+    model, spec = catalog.models["cpp-kokkos"], catalog.kernels["axpy"]
+    if Kokkos().backend == "cuda":
+        pytest.skip("a CUDA build has these spaces")
+    binding = choose_binding(CUDA_VIEWS, spec, catalog.languages[model.language], "paper", model)
+    e = evaluator.evaluate(CUDA_VIEWS, spec, model, binding=binding)
+    assert e.verdict == V.correct, f"{e.verdict}: {e.evidence[:600]}"
+    assert "read as this build's device space" in e.evidence, e.evidence
