@@ -83,7 +83,8 @@ def baseline_tree(rev: str, into: Path) -> Path:
 
 
 def measure(tree: Path, kernels: str, models: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree / "harness"), "HPCEVAL_KERNELS_SPEC": str(tree / "kernels_spec")}
+    path = os.pathsep.join(p for p in (str(tree / "harness"), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "HPCEVAL_KERNELS_SPEC": str(tree / "kernels_spec")}
     proc = subprocess.run([sys.executable, "-c", PROBE, kernels, models], capture_output=True, text=True, env=env,
                           cwd=tree, timeout=7200)
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("HPCEVAL_BENCH ")), None)
@@ -123,6 +124,9 @@ def table(before: list[dict], after: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-rev", default="HEAD")
+    parser.add_argument("--baseline-tree", type=Path, default=None,
+                        help="an unpacked tree of the baseline instead (`git archive REV | tar -x -C DIR`), for a "
+                             "machine without the repository's history (the GPU machine)")
     parser.add_argument("--kernels", default=KERNELS)
     parser.add_argument("--models", default=MODELS)
     parser.add_argument("--repeats", type=int, default=1)
@@ -130,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     before, after = [], []
     with tempfile.TemporaryDirectory(prefix="hpceval-bench-") as tmp:
-        old = baseline_tree(args.baseline_rev, Path(tmp))
+        old = args.baseline_tree.resolve() if args.baseline_tree else baseline_tree(args.baseline_rev, Path(tmp))
         for r in range(args.repeats):  # alternate, so that a change of the machine's load hits both
             print(f"repeat {r + 1}/{args.repeats}: before ({args.baseline_rev}) ...", file=sys.stderr, flush=True)
             before.append(measure(old, args.kernels, args.models))
