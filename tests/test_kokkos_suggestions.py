@@ -156,6 +156,25 @@ int main(int argc, char *argv[]) {
   Kokkos::finalize();
 }
 """, V.correct),
+    # a helper that only checks the result beside the functor: the functor is the kernel
+    ("functor-with-a-check-helper", "axpy", """
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdio>
+
+struct Axpy {
+  double a;
+  Kokkos::View<const double *> x;
+  Kokkos::View<double *> y;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = a * x(i) + y(i); }
+};
+
+bool check(int n, const double *expected, const double *got) {
+  for (int i = 0; i < n; ++i)
+    if (std::fabs(expected[i] - got[i]) > 1e-12) return false;
+  return true;
+}
+""", V.correct),
     ("functor-cut-off", "axpy", """
 #include <Kokkos_Core.hpp>
 

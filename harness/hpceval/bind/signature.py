@@ -251,8 +251,11 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
             candidates = [f for f in unit.functions if not f.is_main]
             synthesized = f"body-only completion: header {spec.function}({params}) synthesized from the body's names"
             notes.append(synthesized)
-    if not candidates and lang_id == "cpp" and re.search(r"\bKokkos|\bKOKKOS_", code):
-        code, unit, candidates = _launch_functors(code, unit, notes)
+    if lang_id == "cpp" and re.search(r"\bKokkos|\bKOKKOS_", code) and not any(
+            re.search(r"\bparallel_(?:for|reduce|scan)\b", f.text) for f in candidates):
+        # no function dispatches anything (only main does, or helpers that print or check): launch the functors
+        code, unit, launchers = _launch_functors(code, unit, notes)
+        candidates = [*(f for f in unit.functions if f.name in {c.name for c in candidates}), *launchers]
     if not candidates:
         return _error(spec, _why_no_function(code, unit, lang_id))
     results: list[tuple[float, SFunction, Mapping | None, str]] = []
