@@ -21,7 +21,7 @@ own module (glue.cpp, glue.python, glue.fortran, glue.julia) and this package on
 
 from __future__ import annotations
 
-from hpceval.bind.glue.common import Glue, Plan, in_place_output, qualified, spec_dim
+from hpceval.bind.glue.common import Glue, Plan, in_place_note, in_place_output, qualified, spec_dim
 from hpceval.bind.glue.cpp import cpp_glue
 from hpceval.bind.glue.fortran import fortran_glue
 from hpceval.bind.glue.julia import julia_glue
@@ -43,5 +43,5 @@ def make_glue(m: Mapping, kr: KernelRoles, lang: str) -> Glue:
     g = {"cpp": cpp_glue, "python": python_glue, "fortran": fortran_glue}[lang](m, kr)
     if (out := in_place_output(m, kr)) is not None:
         g.setup.insert(0, COPY_IN[lang].format(out=out, src=m.in_place))
-        g.notes.append(f"{out} is updated in place: it starts as a copy of {m.in_place}")
+        g.notes.append(in_place_note(out, m.in_place))
     return g

@@ -84,6 +84,10 @@ def in_place_output(m: Mapping, kr: KernelRoles) -> str | None:
     return next(r.name for r in m.assign.values() if r is not None and kr.in_place.get(r.name) == m.in_place)
 
 
+def in_place_note(out: str, source: str) -> str:
+    return f"{out} is updated in place: it starts as a copy of {source}"
+
+
 def fill_note(name: str, fill: str) -> str:
     if fill == "0":
         return f"{name} zeroed before the call (read before written)"

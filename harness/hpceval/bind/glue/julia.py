@@ -13,6 +13,7 @@ from hpceval.bind.glue.common import (
     array_plans,
     extra,
     fill_note,
+    in_place_note,
     in_place_output,
     leading_dims,
     scale_outputs,
@@ -35,7 +36,7 @@ def julia_glue(m: Mapping, kr: KernelRoles) -> Glue:
     post: list[str] = []
     if (out := in_place_output(m, kr)) is not None:
         pre.append(f"{out} .= {m.in_place}")
-        g.notes.append(f"{out} is updated in place: it starts as a copy of {m.in_place}")
+        g.notes.append(in_place_note(out, m.in_place))
     merged = m.merged
     if merged is not None:
         pre.append(f"hp_k = max({', '.join(merged.merged)})")
