@@ -2,7 +2,8 @@
 // (kernels_spec/gemm/solutions/cpp-openmp.cpp, included) timed at the GEMM timing size 384^3 in three ways, median
 // of 30 calls each: (warm) the call repeated on the same data, as the old timing run did; (fresh) the main thread
 // writes a fresh input set into A and B and poisons C before each call, as the validated run's driver does;
-// (fresh, threads write) the same, but the fresh data is written by the OpenMP threads in the rows they compute.
+// (fresh, threads write) the same, but the fresh data is written by the OpenMP threads in the rows they compute;
+// (fresh, then idle) as the driver does, with the 30 ms the liveness check waits between calls (the cores idle).
 // Build and run: bash bench/fresh_inputs.sh
 #include <omp.h>
 
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "../kernels_spec/gemm/solutions/cpp-openmp.cpp"
@@ -29,16 +31,16 @@ int main() {
     for (size_t i = 0; i < sets[s][1].size(); ++i) sets[s][1][i] = std::cos(2.0 + i + s);
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const char *names[3] = {"warm: same data repeated", "fresh: main thread writes inputs",
-                          "fresh: the threads write inputs"};
+  const char *names[4] = {"warm: same data repeated", "fresh: main thread writes inputs",
+                          "fresh: the threads write inputs", "fresh, then 30 ms idle before the call"};
   std::printf("| way (%d OpenMP threads) | median ms | min ms |\n|---|---:|---:|\n", omp_get_max_threads());
-  for (int way = 0; way < 3; ++way) {
+  for (int way = 0; way < 4; ++way) {
     std::copy(sets[0][0].begin(), sets[0][0].end(), A.begin());
     std::copy(sets[0][1].begin(), sets[0][1].end(), B.begin());
     std::vector<double> t;
     for (int c = 0; c < calls + 2; ++c) {
       const int s = c % 2;
-      if (way == 1) {
+      if (way == 1 || way == 3) {
         std::copy(sets[s][0].begin(), sets[s][0].end(), A.begin());
         std::copy(sets[s][1].begin(), sets[s][1].end(), B.begin());
         std::fill(C.begin(), C.end(), nan);
@@ -51,6 +53,7 @@ int main() {
 #pragma omp parallel for
         for (int p = 0; p < k; ++p) std::copy(&sets[s][1][(size_t)p * n], &sets[s][1][(size_t)p * n] + n, &B[(size_t)p * n]);
       }
+      if (way == 3) std::this_thread::sleep_for(std::chrono::milliseconds(30));
       const double t0 = now();
       gemm(m, n, k, A.data(), B.data(), C.data());
       if (c >= 2) t.push_back(now() - t0);
