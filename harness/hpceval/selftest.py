@@ -24,7 +24,7 @@ from hpceval.contracts import Evaluation, Verdict
 from hpceval.evaluate import Evaluator
 from hpceval.mutants import DEFAULT_CAP, Mutant, UnsupportedLanguage, generate_mutants
 from hpceval.mutants.core import sample
-from hpceval.mutants.equivalent import declared, why_equivalent
+from hpceval.mutants.equivalent import set_aside
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
 
 MISSING = "–"
@@ -299,14 +299,7 @@ def run_selftest(catalog: Catalog, evaluator: Evaluator, kernels: list[KernelSpe
                 except UnsupportedLanguage as exc:
                     cell.status, cell.note = "unsupported", str(exc)
                     continue
-                entries = declared(str(job.spec.folder))
-                mutants = []
-                for m in found:
-                    why = why_equivalent(m, cell.original, entries)
-                    if why is None:
-                        mutants.append(m)
-                    else:
-                        cell.equivalent.append((m, why))
+                mutants, cell.equivalent = set_aside(found, cell.original, str(job.spec.folder))
                 mutants = sample(mutants, cap) if cap is not None else mutants
                 cell.status = "ok"
                 mutant_eval = _mutant_evaluator(evaluator, evaluation, mutant_wall_s)

@@ -51,7 +51,7 @@ def _counters(fn: SFunction) -> set[str]:
     return names
 
 
-def carried_in_place(m: Mapping, out: Role, kr: KernelRoles, lang: str) -> bool:
+def carry_in_place(m: Mapping, out: Role, kr: KernelRoles, lang: str) -> bool:
     """An output without a parameter that the kernel lets an input's array carry (Jacobi's unew in u, the grid
     updated through the suggestion's own temporary), where the body writes that parameter: the parameter takes the
     output's role and the driver hands it a copy of the input (bind.glue), so the result is graded as the output

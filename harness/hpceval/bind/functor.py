@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from hpceval.bind.parse.common import Facts, parser, text_of, walk
+from hpceval.bind.parse.cpp import c_sanitize, parse_cpp
 
 LAUNCHER_SUFFIX = "_hpceval_launch"
 SIZE_PARAM = "n"  # the launcher's own range parameter where the members show none
@@ -42,8 +43,6 @@ class Functor:
 
 def find_functors(code: str) -> list[Functor]:
     """Functors with a one-index operator() whose launch range the members show (see the module docstring)."""
-    from hpceval.bind.parse.cpp import c_sanitize
-
     tree = parser("cpp").parse(c_sanitize(code).encode())
     found = []
     for node in walk(tree.root_node):
@@ -144,8 +143,6 @@ def launcher_source(f: Functor) -> str:
 def operator_facts(f: Functor) -> Facts:
     """The operator's body read as the body of a loop over its index in a function of the members: what the binder
     learns from a function's body (subscripts, writes, bounds) it learns from the functor's."""
-    from hpceval.bind.parse.cpp import parse_cpp
-
     params = _params(f)
     text = f"void hpceval_facts({params}) {{ for (int {f.index} = 0; {f.index} < {f.range_expr}; ++{f.index}) {{ " \
            f"{f.body} }} }}"

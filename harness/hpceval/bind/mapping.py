@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hpceval.bind.delivery import carried_in_place, looks_like_result, norm
+from hpceval.bind.delivery import carry_in_place, looks_like_result, norm
 from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
 from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant, structure_problem
@@ -99,8 +99,6 @@ class Mapping:
 
 class NoMapping(Exception):
     """No consistent mapping: the message is the unbindable evidence."""
-
-
 
 
 def _names(role: Role, lang: str) -> set[str]:
@@ -361,10 +359,6 @@ def _implied_ok(fn: SFunction, r: Role, assigned_arrays: dict[str, SParam], kr: 
     return False
 
 
-
-
-
-
 def _used_as(p: SParam, r: Role, fn: SFunction, lang: str) -> bool:
     """For an untyped parameter whose name says nothing: does the body use it like role r?"""
     name = norm(p.name, lang)
@@ -431,7 +425,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         for r in kr.canonical:
             if r.name in taken:
                 continue
-            if r.is_output and r.is_array and carried_in_place(m, r, kr, lang):
+            if r.is_output and r.is_array and carry_in_place(m, r, kr, lang):
                 if result_like and m.returned is None:  # u updated in place and returned: the same array
                     m.returned, m.return_index = r.name, ret_index
                 continue

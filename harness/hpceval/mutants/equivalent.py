@@ -54,3 +54,17 @@ def why_equivalent(mutant: Mutant, original: str, entries: tuple[Equivalent, ...
         if (mutant.operator or mutant.kind).startswith(e.operator) and _on(removed, e.removed) and _on(added, e.added):
             return e.why
     return None
+
+
+def set_aside(mutants: list[Mutant], original: str, folder: str) -> tuple[list[Mutant], list[tuple[Mutant, str]]]:
+    """The mutants to sample from, and those the kernel's folder declares equivalent, each with its reason."""
+    entries = declared(folder)
+    kept: list[Mutant] = []
+    equivalent: list[tuple[Mutant, str]] = []
+    for m in mutants:
+        why = why_equivalent(m, original, entries)
+        if why is None:
+            kept.append(m)
+        else:
+            equivalent.append((m, why))
+    return kept, equivalent

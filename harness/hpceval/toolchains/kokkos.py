@@ -300,7 +300,7 @@ class Kokkos(GpuProbeMixin, Toolchain):
         return ["./prog", "cases.txt"]
 
     def hooks(self, model: ProgrammingModel) -> DriverHooks:
-        return DriverHooks(includes=["#include <Kokkos_Core.hpp>", *([CUDA_SPACES_ON_HOST] if self.backend != "cuda" else [])],
+        return DriverHooks(includes=["#include <Kokkos_Core.hpp>", CUDA_SPACES_ON_HOST],  # inert in a CUDA build
                            init="Kokkos::initialize(argc, argv);", finalize="Kokkos::finalize();")
 
     def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
