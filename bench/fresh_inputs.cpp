@@ -3,7 +3,10 @@
 // of 30 calls each: (warm) the call repeated on the same data, as the old timing run did; (fresh) the main thread
 // writes a fresh input set into A and B and poisons C before each call, as the validated run's driver does;
 // (fresh, threads write) the same, but the fresh data is written by the OpenMP threads in the rows they compute;
-// (fresh, then idle) as the driver does, with the 30 ms the liveness check waits between calls (the cores idle).
+// (fresh, then idle) as the driver does, with the main thread asleep before the call for as long as the liveness
+// check waits after the previous one (4 ms: its 1 ms settle and 3 ms window; 30 ms: its second look) while the
+// OpenMP workers sleep (OMP_WAIT_POLICY=passive, as the harness sets) and their cores idle; (fresh, then 4 ms with
+// the cores busy) the same gap, but the OpenMP threads spin through it, so their cores do not idle before the call.
 // Build and run: bash bench/fresh_inputs.sh
 #include <omp.h>
 
@@ -31,16 +34,20 @@ int main() {
     for (size_t i = 0; i < sets[s][1].size(); ++i) sets[s][1][i] = std::cos(2.0 + i + s);
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const char *names[4] = {"warm: same data repeated", "fresh: main thread writes inputs",
-                          "fresh: the threads write inputs", "fresh, then 30 ms idle before the call"};
+  const int ways = 7;
+  const char *names[ways] = {"warm: same data repeated", "fresh: main thread writes inputs",
+                             "fresh: the threads write inputs", "fresh, then 1 ms idle before the call",
+                             "fresh, then 4 ms idle before the call", "fresh, then 30 ms idle before the call",
+                             "fresh, then 4 ms with the OpenMP threads spinning"};
+  const int idle_ms[ways] = {0, 0, 0, 1, 4, 30, 0};
   std::printf("| way (%d OpenMP threads) | median ms | min ms |\n|---|---:|---:|\n", omp_get_max_threads());
-  for (int way = 0; way < 4; ++way) {
+  for (int way = 0; way < ways; ++way) {
     std::copy(sets[0][0].begin(), sets[0][0].end(), A.begin());
     std::copy(sets[0][1].begin(), sets[0][1].end(), B.begin());
     std::vector<double> t;
     for (int c = 0; c < calls + 2; ++c) {
       const int s = c % 2;
-      if (way == 1 || way == 3) {
+      if (way == 1 || way >= 3) {
         std::copy(sets[s][0].begin(), sets[s][0].end(), A.begin());
         std::copy(sets[s][1].begin(), sets[s][1].end(), B.begin());
         std::fill(C.begin(), C.end(), nan);
@@ -53,7 +60,15 @@ int main() {
 #pragma omp parallel for
         for (int p = 0; p < k; ++p) std::copy(&sets[s][1][(size_t)p * n], &sets[s][1][(size_t)p * n] + n, &B[(size_t)p * n]);
       }
-      if (way == 3) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      if (idle_ms[way]) std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms[way]));
+      if (way == 6) {
+#pragma omp parallel
+        {
+          const double end = now() + 4e-3;
+          while (now() < end) {
+          }
+        }
+      }
       const double t0 = now();
       gemm(m, n, k, A.data(), B.data(), C.data());
       if (c >= 2) t.push_back(now() - t0);

@@ -98,26 +98,40 @@ def best(runs: list[dict], key: str, field: str) -> float | None:
     return min(values) if values else None
 
 
+def spread(runs: list[float]) -> str:
+    """The repeats' medians, lowest to highest: how far one tree's own runs move on this machine."""
+    return f"{min(runs) * 1e3:.2f}-{max(runs) * 1e3:.2f}"
+
+
+def overlap(before: list[float], after: list[float]) -> bool:
+    """A speed is unchanged within noise when the two trees' ranges of repeat medians overlap: a difference the
+    machine also produces between runs of one tree is not the change's."""
+    return min(after) <= max(before) and min(before) <= max(after)
+
+
 def table(before: list[dict], after: list[dict]) -> str:
     keys = [k for k in after[0] if k in before[0]]
     lines = ["| kernel/model | eval before (s) | eval after (s) | timing check before (s) | after (s) | extra | "
-             "median before (ms) | after (ms) | after/before | verdict after |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "median before (ms) | after (ms) | after/before | runs before (ms) | runs after (ms) | within noise | "
+             "verdict after |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|"]
     totals = [0.0, 0.0, 0.0, 0.0]
     for key in keys:
         eb, ea = best(before, key, "eval_s"), best(after, key, "eval_s")
         tb, ta = best(before, key, "timing_s"), best(after, key, "timing_s")
-        mb = statistics.median([r[key]["time_median_s"] for r in before if r[key].get("time_median_s")] or [0])
-        ma = statistics.median([r[key]["time_median_s"] for r in after if r[key].get("time_median_s")] or [0])
+        runs_b = [r[key]["time_median_s"] for r in before if r[key].get("time_median_s")] or [0]
+        runs_a = [r[key]["time_median_s"] for r in after if r[key].get("time_median_s")] or [0]
+        mb, ma = statistics.median(runs_b), statistics.median(runs_a)
         for i, v in enumerate((eb, ea, tb, ta)):
             totals[i] += v or 0.0
         extra = (ta - tb) / eb if eb else float("nan")
         ratio = ma / mb if mb else float("nan")
         verdict = after[-1][key]["verdict"] + (" (implausible)" if after[-1][key].get("implausible") else "")
         lines.append(f"| {key} | {eb:.1f} | {ea:.1f} | {tb:.1f} | {ta:.1f} | {100 * extra:+.0f}% | {mb * 1e3:.2f} | "
-                     f"{ma * 1e3:.2f} | {ratio:.2f} | {verdict} |")
+                     f"{ma * 1e3:.2f} | {ratio:.2f} | {spread(runs_b)} | {spread(runs_a)} | "
+                     f"{'yes' if overlap(runs_b, runs_a) else 'no'} | {verdict} |")
     eb, ea, tb, ta = totals
-    lines.append(f"| **total** | {eb:.1f} | {ea:.1f} | {tb:.1f} | {ta:.1f} | **{100 * (ta - tb) / eb:+.0f}%** | | | | |")
+    lines.append(f"| **total** | {eb:.1f} | {ea:.1f} | {tb:.1f} | {ta:.1f} | **{100 * (ta - tb) / eb:+.0f}%** | | | | | | | |")
     return "\n".join(lines)
 
 
@@ -143,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"before": before, "after": after}, indent=1))
     print(f"Evaluation of the CPU references with the timing run, before ({args.baseline_rev}) and after "
-          f"(working tree); best of {args.repeats} per cell for the wall times, median for the kernels' times.\n")
+          f"(working tree); best of {args.repeats} per cell for the wall times, median for the kernels' times; the runs columns give the range of the repeats' own "
+          f"medians, and a speed is unchanged within noise where the two ranges overlap.\n")
     print(table(before, after))
     return 0
 

@@ -187,13 +187,163 @@ struct Axpy {
 ]
 
 
+MAIN_2D = """
+int main(int argc, char *argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    const int M = 512, N = 256, K = 128;
+    Kokkos::View<double **> A("A", M, K), B("B", K, N), C("C", M, N);
+    Kokkos::deep_copy(A, 1.0);
+    Kokkos::deep_copy(B, 2.0);
+    Kokkos::parallel_for("gemm", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {M, N}), %s);
+    Kokkos::fence();
+  }
+  Kokkos::finalize();
+}
+"""
+
+# Functor templates (the study's AXPY keyword r9 shape: `template <class ViewType> struct`, built in main with the
+# View type as its argument, followed by the author's prose) and functors over two indices dispatched by an
+# MDRangePolicy in main.
+CASES += [
+    ("templated-functor-out-of-place-then-prose", "axpy", """
+#include <Kokkos_Core.hpp>
+
+template <class ViewType>
+struct AxpyInto {
+  typedef typename ViewType::value_type value_type;
+  ViewType z;
+  ViewType x;
+  ViewType y;
+  value_type alpha;
+  AxpyInto(const value_type alpha_, const ViewType &z_, const ViewType &x_, const ViewType &y_)
+      : z(z_), x(x_), y(y_), alpha(alpha_) {}
+  KOKKOS_INLINE_FUNCTION
+  void operator()(const int i) const { z(i) = alpha * x(i) + y(i); }
+};
+
+int main(int argc, char *argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    const int N = 100000;
+    Kokkos::View<double *> z("z", N), x("x", N), y("y", N);
+    AxpyInto<Kokkos::View<double *>> op(3.0, z, x, y);
+    Kokkos::parallel_for(N, op);
+  }
+  Kokkos::finalize();
+  return 0;
+}
+
+When I run this on our cluster node (x86_64, CentOS 7, gcc 4.8) it crashes with a segmentation fault
+before printing anything. What am I doing wrong?
+""", V.correct),
+    ("templated-functor-on-its-scalar-type", "axpy", """
+#include <Kokkos_Core.hpp>
+
+template <typename Scalar>
+struct AxpyT {
+  Scalar a;
+  Kokkos::View<Scalar *> x;
+  Kokkos::View<Scalar *> y;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = a * x(i) + y(i); }
+};
+""" + MAIN_AXPY % "AxpyT<double>{2.0, x, y}", V.correct),
+    ("templated-functor-deduced-from-its-constructor", "axpy", """
+#include <Kokkos_Core.hpp>
+
+template <class V>
+struct Saxpy {
+  float a;
+  V x, y;
+  Saxpy(float a_, V x_, V y_) : a(a_), x(x_), y(y_) {}
+  KOKKOS_INLINE_FUNCTION void operator()(int i) const { y(i) += a * x(i); }
+};
+
+int main(int argc, char **argv) {
+  Kokkos::initialize(argc, argv);
+  {
+    Kokkos::View<float *> x("x", 1000), y("y", 1000);
+    Kokkos::parallel_for(1000, Saxpy(2.0f, x, y));
+  }
+  Kokkos::finalize();
+}
+""", V.correct),
+    ("templated-functor-subtracts", "axpy", """
+#include <Kokkos_Core.hpp>
+
+template <class ViewType>
+struct Axpy {
+  ViewType x, y;
+  double a;
+  Axpy(ViewType x_, ViewType y_, double a_) : x(x_), y(y_), a(a_) {}
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = a * x(i) - y(i); }
+};
+""" + MAIN_AXPY % "Axpy<Kokkos::View<double *>>(x, y, 2.0)", V.wrong_result),
+    ("mdrange-gemm-functor", "gemm", """
+#include <Kokkos_Core.hpp>
+
+struct MatMul {
+  Kokkos::View<double **> A, B, C;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+    double acc = 0.0;
+    for (int p = 0; p < (int)A.extent(1); ++p) acc += A(i, p) * B(p, j);
+    C(i, j) = acc;
+  }
+};
+""" + MAIN_2D % "MatMul{A, B, C}", V.correct),
+    ("mdrange-jacobi-functor-over-the-interior", "jacobi", """
+#include <Kokkos_Core.hpp>
+
+struct Sweep {
+  Kokkos::View<double ***> u, unew;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k) const {
+    unew(i, j, k) = (u(i - 1, j, k) + u(i + 1, j, k) + u(i, j - 1, k) + u(i, j + 1, k) + u(i, j, k - 1) +
+                     u(i, j, k + 1)) / 6.0;
+  }
+};
+
+int main(int argc, char *argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    const int N = 66;
+    Kokkos::View<double ***> u("u", N, N, N), unew("unew", N, N, N);
+    Kokkos::deep_copy(u, 1.0);
+    using policy_t = Kokkos::MDRangePolicy<Kokkos::Rank<3>>;
+    Kokkos::parallel_for("sweep", policy_t({1, 1, 1}, {N - 1, N - 1, N - 1}), Sweep{u, unew});
+    Kokkos::fence();
+  }
+  Kokkos::finalize();
+}
+""", V.correct),
+    ("mdrange-gemm-functor-transposes-b", "gemm", """
+#include <Kokkos_Core.hpp>
+
+struct MatMulT {
+  Kokkos::View<double **> A, B, C;
+  int K;
+  MatMulT(Kokkos::View<double **> A_, Kokkos::View<double **> B_, Kokkos::View<double **> C_, int K_)
+      : A(A_), B(B_), C(C_), K(K_) {}
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j) const {
+    double acc = 0.0;
+    for (int p = 0; p < K; ++p) acc += A(i, p) * B(j, p);
+    C(i, j) = acc;
+  }
+};
+""" + MAIN_2D % "MatMulT(A, B, C, K)", V.wrong_result),
+]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_a_functor_launched_only_from_main_is_graded_on_its_numbers(case, catalog, evaluator):
     _, kernel, code, verdict = case
     from hpceval.bind import choose_binding
+    from hpceval.extract import extract
+    from hpceval.prompts import render
 
     model, spec = catalog.models["cpp-kokkos"], catalog.kernels[kernel]
-    binding = choose_binding(code, spec, catalog.languages[model.language], "paper", model)
+    lang = catalog.languages[model.language]
+    code = extract(code, render(spec, model, lang, "paper", "keyword"), spec.function)  # as the run does
+    binding = choose_binding(code, spec, lang, "paper", model)
     e = evaluator.evaluate(code, spec, model, binding=binding)
     assert e.verdict == verdict, f"{e.verdict}: {e.evidence[:600]}"
     if verdict in (V.correct, V.wrong_result):
@@ -224,3 +374,119 @@ def test_cuda_spaces_in_a_build_without_cuda_stand_for_its_device_space(catalog,
     e = evaluator.evaluate(CUDA_VIEWS, spec, model, binding=binding)
     assert e.verdict == V.correct, f"{e.verdict}: {e.evidence[:600]}"
     assert "read as this build's device space" in e.evidence, e.evidence
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# Kokkos over the driver's host arrays on any backend. A suggestion that takes Views, or raw pointers it wraps in
+# Views of the default memory space or captures in a KOKKOS_LAMBDA, works on a host backend and dereferences host
+# memory on the GPU with the CUDA backend (cudaErrorIllegalAddress: 6 of the study's Copilot Kokkos suggestions on
+# the H100). The harness hands such a function data in the memory space it reads (bind/glue/cpp.py, the Kokkos
+# toolchain's hpceval_kokkos_in/out): the host arrays themselves where that space can read host memory, else Views
+# allocated in that space and filled before the call. These cases run on the backend of the machine (OpenMP here,
+# CUDA on a GPU machine); their builds with the CUDA backend are checked here too where nvcc and its Kokkos exist.
+
+SPACE_CASES = [
+    ("views-as-parameters", "axpy", """
+#include <Kokkos_Core.hpp>
+
+void daxpy(const int n, const double alpha, Kokkos::View<const double *> x, Kokkos::View<double *> y) {
+  Kokkos::parallel_for("daxpy", n, KOKKOS_LAMBDA(const int i) { y(i) += alpha * x(i); });
+  Kokkos::fence();
+}
+""", V.correct),
+    ("pointers-wrapped-in-default-space-views", "axpy", """
+#include <Kokkos_Core.hpp>
+
+void axpy_kokkos(int n, double a, double *x, double *y) {
+  Kokkos::View<double *, Kokkos::MemoryTraits<Kokkos::Unmanaged>> xv(x, n);
+  Kokkos::View<double *, Kokkos::MemoryTraits<Kokkos::Unmanaged>> yv(y, n);
+  Kokkos::parallel_for(Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(int i) { yv(i) = a * xv(i) + yv(i); });
+  Kokkos::fence();
+}
+""", V.correct),
+    ("pointers-captured-by-the-lambda", "axpy", """
+#include <Kokkos_Core.hpp>
+
+void axpy(int n, double a, const double *x, double *y) {
+  Kokkos::parallel_for("axpy", n, KOKKOS_LAMBDA(const int i) { y[i] = a * x[i] + y[i]; });
+  Kokkos::fence();
+}
+""", V.correct),
+    ("host-pointers-copied-through-host-views", "axpy", """
+#include <Kokkos_Core.hpp>
+
+void axpy(int n, double a, double *x, double *y) {
+  using host_view = Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  host_view hx(x, n), hy(y, n);
+  Kokkos::View<double *> dx("dx", n), dy("dy", n);
+  Kokkos::deep_copy(dx, hx);
+  Kokkos::deep_copy(dy, hy);
+  Kokkos::parallel_for(n, KOKKOS_LAMBDA(const int i) { dy(i) += a * dx(i); });
+  Kokkos::deep_copy(hy, dy);
+}
+""", V.correct),
+    ("gemv-with-a-2d-view", "gemv", """
+#include <Kokkos_Core.hpp>
+
+void gemv(int m, int n, Kokkos::View<double **> A, Kokkos::View<double *> x, Kokkos::View<double *> y) {
+  Kokkos::parallel_for("gemv", m, KOKKOS_LAMBDA(const int i) {
+    double sum = 0.0;
+    for (int j = 0; j < n; ++j) sum += A(i, j) * x(j);
+    y(i) = sum;
+  });
+  Kokkos::fence();
+}
+""", V.correct),
+    ("lambda-over-pointers-forgets-y", "axpy", """
+#include <Kokkos_Core.hpp>
+
+void axpy(int n, double a, const double *x, double *y) {
+  Kokkos::parallel_for("axpy", n, KOKKOS_LAMBDA(const int i) { y[i] = a * x[i]; });
+  Kokkos::fence();
+}
+""", V.wrong_result),
+]
+
+
+@pytest.mark.parametrize("case", SPACE_CASES, ids=[c[0] for c in SPACE_CASES])
+def test_kokkos_over_host_arrays_is_graded_on_the_machines_backend(case, catalog, evaluator):
+    from hpceval.bind import choose_binding
+
+    _, kernel, code, verdict = case
+    model, spec = catalog.models["cpp-kokkos"], catalog.kernels[kernel]
+    binding = choose_binding(code, spec, catalog.languages[model.language], "paper", model)
+    e = evaluator.evaluate(code, spec, model, binding=binding)
+    assert e.verdict == verdict, f"{e.verdict}: {e.evidence[:600]}"
+
+
+@pytest.mark.parametrize("case", SPACE_CASES[:5], ids=[c[0] for c in SPACE_CASES[:5]])
+def test_kokkos_arrays_reach_the_function_through_the_space_helpers(case, catalog):
+    """The glue passes Views, and raw pointers the function reads on the device, through hpceval_kokkos_in (and
+    outputs back through hpceval_kokkos_out); a function that copies from host Views itself gets the host arrays."""
+    from hpceval.bind import choose_binding
+
+    name, kernel, code, _ = case
+    model, spec = catalog.models["cpp-kokkos"], catalog.kernels[kernel]
+    binding = choose_binding(code, spec, catalog.languages[model.language], "paper", model)
+    glue = "\n".join(binding.setup + [binding.call or ""] + binding.teardown)
+    if name == "host-pointers-copied-through-host-views":
+        assert "hpceval_kokkos_in" not in glue, glue
+    else:
+        assert "hpceval_kokkos_in<" in glue and "hpceval_kokkos_out(" in glue, glue
+
+
+def test_kokkos_over_host_arrays_builds_with_the_cuda_backend(catalog):
+    """The same cases built by nvcc_wrapper against Kokkos' CUDA backend (the space helpers' device branch)."""
+    from hpceval.bind import choose_binding
+    from hpceval.executors.local import LocalExecutor
+    from hpceval.toolchains.cuda import build_only, nvcc_path
+    from hpceval.toolchains.kokkos import Kokkos, install_dir
+
+    if nvcc_path() is None or not (install_dir("cuda") / "bin" / "nvcc_wrapper").is_file():
+        pytest.skip("no nvcc or no Kokkos built with its CUDA backend (python3 -m hpceval.toolchains.kokkos build cuda)")
+    model = catalog.models["cpp-kokkos"]
+    for name, kernel, code, _ in SPACE_CASES:
+        spec = catalog.kernels[kernel]
+        binding = choose_binding(code, spec, catalog.languages[model.language], "paper", model)
+        result = build_only(code, spec, model, LocalExecutor(), toolchain=Kokkos("cuda"), binding=binding)
+        assert result is not None and result.returncode == 0, f"{name}: {(result.stderr or result.stdout)[-1500:]}"

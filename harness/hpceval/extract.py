@@ -304,11 +304,38 @@ def _from_completion(text: str, prompt: Prompt, function: str) -> Extraction:
             return result
         text = before + "\n"  # the completion went on past a closing fence: the code ends there
     code = stitch_completion(prompt.text, text)
-    truncated = not balanced(code, language)
     notes: list[str] = []
+    code = _drop_trailing_prose(code, language, notes)
+    truncated = not balanced(code, language)
     if truncated:
         code = _drop_incomplete_tail(code, language, function, notes)
     return Extraction(code=code, source="completion", truncated=truncated, notes=notes)
+
+
+_DIRECTIVE = re.compile(r"^\s*#\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error)\b", re.M)
+
+
+def _drop_trailing_prose(code: str, language: str, notes: list[str]) -> str:
+    """C and C++ code followed by the author's own words (a question, a pasted `uname -a`, a table): the top-level
+    pieces after the last one that ends in `}` or `;` hold no `;`, brace or preprocessor directive, so they are
+    no code a compiler could take, and at least one of their lines reads as a sentence: they are dropped, said in
+    the notes. (Left in, their words read as types the suggestion never defines, and the suggestion was
+    `incomplete`.) Prose with a brace or a `;` stays, and so does a cut-off declaration."""
+    if language != "cpp":
+        return code
+    items = _top_level_items(code, language)
+    keep = len(items)
+    while keep > 1 and not re.search(r"[;{}]", _strip_comments_and_strings(items[keep - 1], language)) \
+            and not _DIRECTIVE.search(items[keep - 1]):
+        keep -= 1
+    tail = "".join(items[keep:])
+    if keep == len(items) or not re.search(r"[;}]\s*$", _strip_comments_and_strings("".join(items[:keep]),
+                                                                                     language).rstrip()):
+        return code
+    if not balanced(tail, language) or not any(_is_prose(line, language) for line in tail.split("\n")):
+        return code  # a cut-off declaration (`void f(int n,`), not words: the truncation rules decide
+    notes.append("dropped the prose after the code")
+    return "".join(items[:keep]).rstrip("\n") + "\n"
 
 
 def _trailing_keyword(prompt_text: str) -> str | None:

@@ -31,6 +31,7 @@ import textwrap
 
 from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.functor import LAUNCHER_SUFFIX, find_functors, launcher_source, operator_facts
+from hpceval.bind.functor import policy as functor_policy
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.glue.launch import host_launches, launch_glue, launchable, takes_device_pointers
 from hpceval.bind.graded import PRECISION_KEY
@@ -360,7 +361,7 @@ def _launch_functors(code: str, unit: Unit, notes: list[str]) -> tuple[str, Unit
         f = by_name[fn.name]
         fn.facts = operator_facts(f)
         notes.append(f"Kokkos functor {f.name} (launched only from the suggestion's main): launched by the harness "
-                     f"over RangePolicy(0, {f.range_expr}) from a host function of its members")
+                     f"over {functor_policy(f)} from a host function of its members")
     return code, unit, launchers
 
 

@@ -245,6 +245,9 @@ using CudaUVMSpace = DefaultExecutionSpace::memory_space;
 using CudaHostPinnedSpace = HostSpace;
 }  // namespace Kokkos
 #endif"""
+# The glue's View arguments go through these (the host arrays themselves on a host backend, Views of the device's
+# space filled before the call on the CUDA backend): toolchains/include/hpceval_kokkos_views.hpp.
+VIEW_HELPERS = (Path(__file__).parent / "include" / "hpceval_kokkos_views.hpp").read_text()
 CUDA_SPACES_NOTE = "Kokkos::Cuda and its memory spaces read as this build's device space (OpenMP backend, no CUDA)"
 
 
@@ -300,7 +303,8 @@ class Kokkos(GpuProbeMixin, Toolchain):
         return ["./prog", "cases.txt"]
 
     def hooks(self, model: ProgrammingModel) -> DriverHooks:
-        return DriverHooks(includes=["#include <Kokkos_Core.hpp>", CUDA_SPACES_ON_HOST],  # inert in a CUDA build
+        return DriverHooks(includes=["#include <Kokkos_Core.hpp>", CUDA_SPACES_ON_HOST,  # inert in a CUDA build
+                                     VIEW_HELPERS],
                            init="Kokkos::initialize(argc, argv);", finalize="Kokkos::finalize();")
 
     def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:

@@ -59,6 +59,7 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
     g = Glue()
     merged = m.merged
     kokkos = bool(re.search(r"Kokkos|KOKKOS", m.fn.text))
+    space = kokkos and kokkos_space_pointers(m.fn.text)
     if merged is not None:
         g.setup.append(f"const int hp_k = std::max({{{', '.join(merged.merged)}}});")
     plans = array_plans(m, kr, "cpp")
@@ -73,12 +74,19 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
             g.args.append(_c_scalar(g, p, "hp_k"))
             continue
         if role.extra and not role.graded:
-            g.args.append(_c_extra(g, m, kr, p, role, lead, plans))
+            g.args.append(_c_extra(g, m, kr, p, role, lead, plans, kokkos, space))
             continue
         if not role.is_array:
             g.args.append(_c_scalar(g, p, role.name))
             continue
-        g.args.append(_c_array(g, plans[role.name], spec, kokkos))
+        g.args.append(_c_array(g, plans[role.name], spec, kokkos, space))
+    # a separate output reaches its target last: an input copied back from its converted temporary into the same
+    # array (out-of-place AXPY: z into y, y read in another precision) would overwrite it
+    separate = tuple(f"hpceval_unpack(hp_{r.name}, " for r in m.assign.values()
+                     if r is not None and r.extra and not r.graded and extra(r)[0] == "output")
+    if separate:
+        g.teardown = [t for t in g.teardown if not t.startswith(separate)] + \
+                     [t for t in g.teardown if t.startswith(separate)]
     for role_name, pl in plans.items():
         if pl.fill is not None and not _needs_temp(pl):
             g.setup.append(f"std::fill({role_name}.begin(), {role_name}.end(), ({_c_canon(spec, pl.role)}){pl.fill});")
@@ -97,8 +105,34 @@ def _needs_temp(pl: Plan) -> bool:
             or (pl.p.container == "vector" and pl.convert))
 
 
-def _c_view(pl: Plan, spec: KernelSpec, ptr: str, kokkos: bool) -> str:
-    """A Kokkos::View wrapping host data (unmanaged), or for an unconstrained template type the vector itself."""
+# Names by which a Kokkos function says its raw pointers are host memory it copies from itself.
+_KOKKOS_HOST_SPACE = re.compile(r"\b(?:HostSpace|HostMirror|host_mirror\w*|create_mirror\w*|DefaultHostExecutionSpace|"
+                                r"HostPinnedSpace|Kokkos::Serial|Kokkos::OpenMP)\b")
+_KOKKOS_DEVICE_USE = re.compile(r"\bparallel_(?:for|reduce|scan)\b|View\s*<[^;{}]*>\s*\w+\s*[({]\s*\w+\s*,")
+
+
+def kokkos_space_pointers(fn_text: str) -> bool:
+    """A Kokkos function whose raw pointers live in Kokkos' default memory space: it reads them inside a dispatch
+    (a KOKKOS_LAMBDA capturing them, a functor holding them) or wraps them in Views of the default space, and
+    never names a host space or mirror to copy them from. The driver hands it buffers of that space (on a host
+    backend: the host arrays themselves), as the CUDA glue hands device pointers to a host function that launches
+    on its own pointers (glue.launch.takes_device_pointers)."""
+    return bool(_KOKKOS_DEVICE_USE.search(fn_text)) and not _KOKKOS_HOST_SPACE.search(fn_text)
+
+
+def _kokkos_space(g: Glue, name: str, ptr: str, vtype: str, dims: list[str]) -> tuple[str, str]:
+    """The View of type `vtype` over the host array `ptr` in the space the function reads it from (the Kokkos
+    toolchain's hpceval_kokkos_in: the array itself where that space reads host memory), and the teardown line
+    that copies it back (a no-op in that case). Every array goes back, so a kernel that writes an input is seen
+    as on a host backend."""
+    var = f"hp_kv_{name}"
+    g.setup.append(f"auto {var} = hpceval_kokkos_in<{vtype}>({ptr}, {', '.join(dims)});")
+    return var, f"hpceval_kokkos_out({var}, {ptr}, {', '.join(dims)});"
+
+
+def _c_view(g: Glue, pl: Plan, spec: KernelSpec, ptr: str) -> tuple[str, str]:
+    """A Kokkos::View of the host data in the View type's own space (see _kokkos_space), or for an unconstrained
+    template type a default-space View; returns the argument and its copy-back line."""
     p, role = pl.p, pl.role
     dims = ["hp_k" if pad else spec_dim(role, d) for d, pad in enumerate(pl.pad)] if pl.rank <= 2 else \
         ["*".join(_dims(role))]
@@ -107,18 +141,36 @@ def _c_view(pl: Plan, spec: KernelSpec, ptr: str, kokkos: bool) -> str:
         vtype = m.group(0) if m else f"Kokkos::View<{_c_canon(spec, role)}{'*' * max(1, pl.rank)}>"
         if not vtype.startswith("Kokkos::"):
             vtype = "Kokkos::" + vtype
+        stars = re.match(r"Kokkos::View\s*<\s*[^,*>]*?(\**)\s*[,>]", vtype)
+        if pl.rank >= 3 and stars and len(stars.group(1)) == pl.rank:
+            dims = [spec_dim(role, d) for d in range(pl.rank)]  # a View of the grid's own rank (double ***)
     else:
         vtype = f"Kokkos::View<{_c_canon(spec, role) if not pl.convert else pl.dtype}{'*' * max(1, len(dims))}>"
-    return f"{vtype}({ptr}, {', '.join(dims)})"
+    return _kokkos_space(g, role.name, ptr, vtype, dims)
 
 
-def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False) -> str:
+def _space_pointer(g: Glue, pl: Plan, elem: str, ptr: str) -> tuple[str, str]:
+    """A raw pointer of Kokkos' default memory space over the host array (kokkos_space_pointers)."""
+    size = "*".join(_dims(pl.role)) if pl.rank else "1"
+    var, back = _kokkos_space(g, pl.role.name, ptr, f"Kokkos::View<{elem} *>", [f"(size_t)({size})"])
+    g.notes.append(f"{pl.role.name}: a buffer of Kokkos' default memory space (the function reads its pointers in "
+                   f"a dispatch and names no host space)")
+    return f"{var}.data()", back
+
+
+def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: bool = False) -> str:
     role, p = pl.role, pl.p
     name = role.name
     if not _needs_temp(pl):
         if p.container == "view" or (p.container == "template" and kokkos):
-            g.notes.append(f"{name}: passed as an unmanaged Kokkos::View of the host data")
-            return _c_view(pl, spec, f"{name}.data()", kokkos)
+            g.notes.append(f"{name}: passed as a Kokkos::View of the host data (in its own memory space)")
+            arg, back = _c_view(g, pl, spec, f"{name}.data()")
+            g.teardown.append(back)
+            return arg
+        if p.container == "pointer" and space:
+            arg, back = _space_pointer(g, pl, _c_elem(p, spec, role), f"{name}.data()")
+            g.teardown.append(back)
+            return arg
         return name if p.container in ("vector", "template") else f"{name}.data()"
     elem = _c_elem(p, spec, role)
     if pl.rank >= 3:
@@ -148,7 +200,11 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False) -> str:
         what.append("column-major")
     arg = f"{tmp}.data()"
     if p.container == "view" or (p.container == "template" and kokkos):
-        arg = _c_view(pl, spec, f"{tmp}.data()", kokkos)
+        arg, back = _c_view(g, pl, spec, f"{tmp}.data()")
+        teardown.insert(0, back)
+    elif p.container == "pointer" and space:
+        arg, back = _space_pointer(g, pl, elem, f"{tmp}.data()")
+        teardown.insert(0, back)
     elif p.container in ("vector", "template"):
         arg = tmp
     elif p.container == "pointer2" and pl.rank >= 3 and (p.rank or 0) >= 3:  # double ***u: planes of row pointers
@@ -188,7 +244,7 @@ def _c_scalar(g: Glue, p: SParam, expr: str) -> str:
 
 
 def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: dict[str, str],
-             plans: dict[str, Plan]) -> str:
+             plans: dict[str, Plan], kokkos: bool = False, space: bool = False) -> str:
     what, value = extra(role)
     if what == "lead":
         expr = lead.get(value) or spec_dim(kr.role(value), 1)
@@ -201,9 +257,20 @@ def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: 
         elem = _c_elem(p, kr.spec, target)
         size = "*".join(_dims(target))
         g.setup.append(f"std::vector<{elem}> hp_{role.name}((size_t)({size}), ({elem})NAN);")
+        arg = f"hp_{role.name}.data()"
+        if p.container == "view" or (p.container == "template" and kokkos):
+            view = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
+            vtype = view.group(0) if view else f"Kokkos::View<{elem}*>"
+            vtype = vtype if vtype.startswith("Kokkos::") else "Kokkos::" + vtype
+            arg, back = _kokkos_space(g, role.name, arg, vtype, [f"(size_t)({size})"])
+            g.teardown.append(back)
+        elif p.container == "pointer" and space:
+            arg, back = _kokkos_space(g, role.name, arg, f"Kokkos::View<{elem} *>", [f"(size_t)({size})"])
+            arg = f"{arg}.data()"
+            g.teardown.append(back)
         g.teardown.append(f"hpceval_unpack(hp_{role.name}, {target.name}, {size}, 1, {size}, 1, false);")
         g.notes.append(f"{p.name} is a separate output, copied to {target.name}")
-        return f"hp_{role.name}.data()"
+        return arg
     elif what == "real":
         expr = f"({_c_elem(p, kr.spec, role)}){value}"
     else:
