@@ -22,6 +22,10 @@ CASES = [
     ("cpp-strided", "cpp-openmp", "void saxpy(int n, float sa, const float *sx, int incx, float *sy, int incy) {\n" + CPP_LOOP + "sy[i*incy] += sa * sx[i*incx]; }", "strided", None),
     ("cpp-out-of-place", "cpp-openmp", "void axpy(int n, float a, const float *x, const float *y, float *z) {\n" + CPP_LOOP + "z[i] = a * x[i] + y[i]; }", "out_of_place", "correct"),
     ("cpp-vector", "cpp-openmp", "#include <vector>\nvoid saxpy(float a, const std::vector<float>& x, std::vector<float>& y) {\n#pragma omp parallel for\nfor (size_t i = 0; i < x.size(); i++) y[i] += a * x[i]; }", "canonical", None),
+    # a class's or functor's naming (`x_`, `_y`, `m_a`) names the same parameters
+    ("cpp-member-style-names", "cpp-openmp", "void saxpy(int n_, float m_a, const float *_x, float *y_) {\n#pragma omp parallel for\nfor (int i = 0; i < n_; i++) y_[i] = m_a * _x[i] + y_[i]; }", "canonical", "correct"),
+    # a separate output whose name is on no list: the array the body writes and never reads is it
+    ("cpp-out-of-place-unnamed-output", "cpp-openmp", "void axpy(int n, float a, const float *x, const float *y, float *acc) {\n" + CPP_LOOP + "acc[i] = a * x[i] + y[i]; }", "out_of_place", "correct"),
     ("cpp-forgets-y", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n" + CPP_LOOP + "y[i] = a * x[i]; }", "canonical", "wrong_result"),
     ("cpp-half-range", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n#pragma omp parallel for\nfor (int i = 0; i < n / 2; i++) y[i] += a * x[i]; }", "canonical", "wrong_result"),
     ("cpp-missing-helper", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n" + CPP_LOOP + "y[i] = fma_scalar(a, x[i], y[i]); }", "fma_scalar", "incomplete"),
@@ -42,6 +46,7 @@ CASES = [
     ("py-numba", "python-numba", "from numba import njit, prange\n@njit(parallel=True)\ndef saxpy(n, a, x, y):\n    for i in prange(n):\n        y[i] = a * x[i] + y[i]\n", "canonical", "correct"),
     ("py-rebinds-y", "python-numpy", "import numpy as np\ndef saxpy(n, a, x, y):\n    y = a * x + y\n", "canonical", "wrong_result"),
     ("py-out-of-place", "python-numpy", "import numpy as np\ndef axpy(a, x, y, out):\n    np.add(a * x, y, out=out)\n", "out_of_place", None),
+    ("py-underscore-out-of-place", "python-numpy", "import numpy as np\ndef axpy(_a, _x, _y, _acc):\n    _acc[:] = _a * _x + _y\n", "out_of_place", "correct"),
     ("py-float32-cast", "python-numpy", "import numpy as np\ndef saxpy(a, x, y):\n    y[:] = np.float32(a) * x.astype(np.float32) + y\n", "canonical", None),
     ("py-keyword-defaults", "python-numpy", "import numpy as np\ndef saxpy(x, y, a=2.0, copy=False):\n    y += a * x\n", "canonical", None),
     ("py-no-params", "python-numpy", "import numpy as np\ndef saxpy():\n    x = np.ones(8)\n    return 2 * x\n", "takes no parameters", "unbindable"),

@@ -18,7 +18,11 @@ if TYPE_CHECKING:
 
 
 def norm(name: str, lang: str) -> str:
-    return name.lower() if lang == "fortran" else name
+    """A name as the name lists compare it: Fortran's case folded, and a member's decoration dropped (`_x`, `x_`,
+    `m_x`: a functor's members and a class's fields carry the parameter names they stand for)."""
+    name = name.lower() if lang == "fortran" else name
+    bare = re.sub(r"^(?:m_|_+)|_+$", "", name)
+    return bare or name
 
 
 def looks_like_result(fn: SFunction, lang: str) -> tuple[bool, int | None]:

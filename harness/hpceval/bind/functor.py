@@ -120,7 +120,7 @@ def _instantiation(name: str, params: list[str], members: list[tuple[str, str]],
     for m in re.finditer(rf"\b{re.escape(name)}\s*<", outside):
         args = _balanced_args(outside, m.end() - 1)
         if args is not None and len(_split_top(args)) == len(params):
-            return _split_top(args)
+            return [" ".join(a.split()) for a in _split_top(args)]
     prec = re.search(r"View\s*<\s*(?:const\s+)?(float|double)\b", outside)
     scalar = prec.group(1) if prec else "double"
     out = []

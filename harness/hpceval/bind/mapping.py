@@ -146,9 +146,11 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
     own = _names(r, lang) if not r.merged else set().union(*(_names(kr.role(c), lang) for c in r.merged))
     score = 0.0
     if r.extra:
-        if name not in own:
-            return None
-        return 5.0 if not r.tuning else 3.0
+        if name in own:
+            return 5.0 if not r.tuning else 3.0
+        # a separate output (z = a*x + y) needs no name: which array the body writes decides (_evidence)
+        unnamed_output = (r.canonical or "").startswith("output:") and p.array is not False and p.default is None
+        return 0.5 if unnamed_output else None
     if name in own:
         exact = name == norm(r.name, lang) or (r.merged and name in {norm(c, lang) for c in r.merged})
         score += (1.0 if name in weak else 8.0) if exact else (0.75 if name in weak else 5.0)
