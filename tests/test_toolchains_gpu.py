@@ -292,3 +292,20 @@ def test_evaluator_acts_on_the_memcheck_run(catalog, evaluator, monkeypatch, tmp
     result = evaluator.evaluate(code, spec, model)
     assert result.verdict == verdict, result.evidence
     assert evidence in result.evidence
+
+
+def test_kokkos_cuda_jobs_get_the_gpu_sandbox(catalog, monkeypatch):
+    """Kokkos' CUDA backend on a GPU runs in the sandbox a CUDA job needs (its own job adjustments, for code that
+    names the CUDA spaces, must not drop it: Kokkos::initialize then failed with cudaErrorOperatingSystem on every
+    job); without a GPU, or on the OpenMP backend, nothing changes."""
+    from hpceval.toolchains.cuda import GPU_ADDRESS_SPACE_MB
+
+    model, spec = catalog.models["cpp-kokkos"], catalog.kernels["axpy"]
+    cuda = Kokkos("cuda")
+    monkeypatch.setattr(Kokkos, "runs_on_gpu", lambda self, m: True)
+    for code in ("void f() {}", "Kokkos::View<float *, Kokkos::Cuda> x;"):
+        adjust = cuda.job_adjustments(spec, model, code)
+        assert adjust is not None and adjust.address_space_mb == GPU_ADDRESS_SPACE_MB, code
+    monkeypatch.setattr(Kokkos, "runs_on_gpu", lambda self, m: False)
+    assert cuda.job_adjustments(spec, model, "void f() {}") is None
+    assert Kokkos("openmp").job_adjustments(spec, model, "void f() {}") is None

@@ -310,7 +310,9 @@ class Kokkos(GpuProbeMixin, Toolchain):
     def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
         if self.backend != "cuda" and re.search(r"\bKokkos::Cuda\w*", code):
             return JobAdjust(note=CUDA_SPACES_NOTE)
-        return None
+        # the CUDA backend on a GPU: the sandbox a CUDA job needs (without it Kokkos::initialize fails on
+        # cudaGetDeviceCount with cudaErrorOperatingSystem)
+        return super().job_adjustments(spec, model, code)
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         env = {**super().env(model), "OMP_PROC_BIND": "false", "HPCEVAL_KOKKOS_PROBE_OUT": PROBE_FILE}
