@@ -148,7 +148,7 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
     if r.extra:
         if name in own:
             return 5.0 if not r.tuning else 3.0
-        # a separate output (z = a*x + y) needs no name: which array the body writes decides (_evidence)
+        # a separate output (z = a*x + y) needs no name where the body writes it (find_mapping checks the write)
         unnamed_output = (r.canonical or "").startswith("output:") and p.array is not False and p.default is None
         return 0.5 if unnamed_output else None
     if name in own:
@@ -393,6 +393,8 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             sc = _pair_score(p, r, kr, lang)
             if sc is None:
                 continue
+            if r.extra and norm(p.name, lang) not in _names(r, lang) and p.name not in fn.facts.writes:
+                continue  # an unnamed separate output the body never writes (a stream, a handle)
             untyped = p.kind in ("unknown",) and p.array is None
             if untyped and not r.extra and norm(p.name, lang) not in _names(r, lang) and not r.merged \
                     and not _used_as(p, r, fn, lang):
