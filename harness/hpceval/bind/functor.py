@@ -282,8 +282,12 @@ def launcher_source(f: Functor) -> str:
     params = _params(f)
     kind = f.type_name or f.name
     built = f"{kind}({', '.join(f.ctor_order)})" if f.ctor_order else f"{kind}{{{', '.join(n for _, n in f.members)}}}"
+    # an empty MDRange (a grid without interior) is not dispatched: Kokkos' CUDA backend would launch an empty grid
+    guard = " && ".join(f"({hi}) > (int64_t)({lo})" for lo, hi in zip(f.lower, f.upper, strict=True)) \
+        if len(f.indices) > 1 else ""
+    dispatch = f"Kokkos::parallel_for(\"{f.name}\", {policy(f)}, {built});"
     return (f"\nvoid {f.name}{LAUNCHER_SUFFIX}({params}) {{\n"
-            f"  Kokkos::parallel_for(\"{f.name}\", {policy(f)}, {built});\n"
+            f"  {f'if ({guard}) ' if guard else ''}{dispatch}\n"
             f"  Kokkos::fence();\n}}\n")
 
 
