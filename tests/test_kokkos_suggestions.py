@@ -279,6 +279,28 @@ struct Axpy {
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = a * x(i) - y(i); }
 };
 """ + MAIN_AXPY % "Axpy<Kokkos::View<double *>>(x, y, 2.0)", V.wrong_result),
+    ("functor-with-its-scalar-in-a-one-element-view", "axpy", """
+#include <Kokkos_Core.hpp>
+
+template <class V>
+struct ScaledAdd {
+  V alpha;  // alpha(0) holds the scalar, so the functor sees it on any device
+  V x, y;
+  ScaledAdd(V alpha_, V x_, V y_) : alpha(alpha_), x(x_), y(y_) {}
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) += alpha(0) * x(i); }
+};
+
+int main(int argc, char *argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    const int N = 4096;
+    Kokkos::View<double *> alpha("alpha", 1), x("x", N), y("y", N);
+    Kokkos::deep_copy(alpha, 2.5);
+    Kokkos::parallel_for(N, ScaledAdd<Kokkos::View<double *>>(alpha, x, y));
+  }
+  Kokkos::finalize();
+}
+""", V.correct),
     ("mdrange-gemm-functor", "gemm", """
 #include <Kokkos_Core.hpp>
 
@@ -437,6 +459,19 @@ void gemv(int m, int n, Kokkos::View<double **> A, Kokkos::View<double *> x, Kok
   Kokkos::fence();
 }
 """, V.correct),
+    ("execution-space-instance-parameter", "gemv", """
+#include <Kokkos_Core.hpp>
+
+template <class ExecSpace>
+void gemv(const ExecSpace &space, int rows, int cols, int lda, const double *A, const double *x, double *y) {
+  Kokkos::parallel_for(Kokkos::RangePolicy<ExecSpace>(space, 0, rows), KOKKOS_LAMBDA(const int i) {
+    double acc = 0.0;
+    for (int j = 0; j < cols; ++j) acc += A[i * lda + j] * x[j];
+    y[i] = acc;
+  });
+  space.fence();
+}
+""", V.correct),
     ("lambda-over-pointers-forgets-y", "axpy", """
 #include <Kokkos_Core.hpp>
 
@@ -459,7 +494,7 @@ def test_kokkos_over_host_arrays_is_graded_on_the_machines_backend(case, catalog
     assert e.verdict == verdict, f"{e.verdict}: {e.evidence[:600]}"
 
 
-@pytest.mark.parametrize("case", SPACE_CASES[:5], ids=[c[0] for c in SPACE_CASES[:5]])
+@pytest.mark.parametrize("case", SPACE_CASES[:6], ids=[c[0] for c in SPACE_CASES[:6]])
 def test_kokkos_arrays_reach_the_function_through_the_space_helpers(case, catalog):
     """The glue passes Views, and raw pointers the function reads on the device, through hpceval_kokkos_in (and
     outputs back through hpceval_kokkos_out); a function that copies from host Views itself gets the host arrays."""

@@ -26,6 +26,8 @@ CASES = [
     ("cpp-member-style-names", "cpp-openmp", "void saxpy(int n_, float m_a, const float *_x, float *y_) {\n#pragma omp parallel for\nfor (int i = 0; i < n_; i++) y_[i] = m_a * _x[i] + y_[i]; }", "canonical", "correct"),
     # a separate output whose name is on no list: the array the body writes and never reads is it
     ("cpp-out-of-place-unnamed-output", "cpp-openmp", "void axpy(int n, float a, const float *x, const float *y, float *acc) {\n" + CPP_LOOP + "acc[i] = a * x[i] + y[i]; }", "out_of_place", "correct"),
+    # the scalar passed in a one-element array (read only at alpha[0])
+    ("cpp-scalar-in-a-one-element-array", "cpp-openmp", "void saxpy(int n, const float *alpha, const float *x, float *y) {\n" + CPP_LOOP + "y[i] += alpha[0] * x[i]; }", "canonical", "correct"),
     ("cpp-forgets-y", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n" + CPP_LOOP + "y[i] = a * x[i]; }", "canonical", "wrong_result"),
     ("cpp-half-range", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n#pragma omp parallel for\nfor (int i = 0; i < n / 2; i++) y[i] += a * x[i]; }", "canonical", "wrong_result"),
     ("cpp-missing-helper", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n" + CPP_LOOP + "y[i] = fma_scalar(a, x[i], y[i]); }", "fma_scalar", "incomplete"),

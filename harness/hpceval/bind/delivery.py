@@ -71,3 +71,16 @@ def carry_in_place(m: Mapping, out: Role, kr: KernelRoles, lang: str) -> bool:
     return False
 
 
+
+
+def boxed_scalars(fn: SFunction) -> set[str]:
+    """C/C++ array parameters that carry one number: the body reads them only at constant subscripts (`a(0)`, the
+    scalar of AXPY kept in a one-element View; `alpha[0]`) and never writes them. Such a parameter may take a real
+    scalar role; the glue hands it a one-element array holding the value (glue/cpp._c_scalar)."""
+    if fn.lang != "cpp":
+        return set()
+    seen: dict[str, bool] = {}
+    for name, dims, _ in fn.facts.subscripts:
+        seen[name] = seen.get(name, True) and all(not d for d in dims)
+    return {p.name for p in fn.params if p.array and (p.rank or 1) == 1 and seen.get(p.name)
+            and p.name not in fn.facts.writes}

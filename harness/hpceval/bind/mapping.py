@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hpceval.bind.delivery import carry_in_place, looks_like_result, norm
+from hpceval.bind.delivery import boxed_scalars, carry_in_place, looks_like_result, norm
 from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
 from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant, structure_problem
@@ -107,6 +107,9 @@ def _names(role: Role, lang: str) -> set[str]:
 
 def _type_problem(p: SParam, r: Role, lang: str) -> str | None:
     """Why parameter p cannot take role r (None when it can)."""
+    if r.kind == "space":  # a Kokkos execution space instance: a template type, or one that names a space
+        typed = p.container == "template" or bool(re.search(r"Space\b|Kokkos::(?:Cuda|OpenMP|Serial|HIP)\b", p.type_text))
+        return None if lang == "cpp" and typed else f"{p.name} is no execution space"
     if p.kind == "complex":
         return f"{p.name} is complex"
     if p.container in UNSUPPORTED_CONTAINERS:
@@ -387,10 +390,13 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         if p.container in UNSUPPORTED_CONTAINERS and p.default is None:
             raise NoMapping(f"{p.name} is {UNSUPPORTED_CONTAINERS[p.container]}, which the glue cannot pass")
     options: list[list[tuple[Role | None, float]]] = []
+    boxed = boxed_scalars(fn)
     for p in params:
         opts = []
         for r in roles:
             sc = _pair_score(p, r, kr, lang)
+            if sc is None and p.name in boxed and r.kind == "real" and not r.is_array and not r.extra:
+                sc = 5.0 if norm(p.name, lang) in _names(r, lang) else 1.0  # `a(0)`: a scalar in a box
             if sc is None:
                 continue
             if r.extra and norm(p.name, lang) not in _names(r, lang) and p.name not in fn.facts.writes:

@@ -50,6 +50,11 @@ TUNING = [
      "names": ["block_size", "blockSize", "bs", "blocksize", "block", "tile", "tile_size", "tileSize", "chunk",
                "chunk_size", "chunkSize", "BLOCK_SIZE", "BS", "TILE", "nb"]},
     {"name": "device", "kind": "int", "canonical": "0", "names": ["device", "dev", "device_id", "deviceId", "gpu_id"]},
+    # a Kokkos execution space instance (`template <class ExecSpace> void gemv(const ExecSpace &space, ...)`): the
+    # build's default space, where an unspecified dispatch runs too
+    {"name": "space", "kind": "space", "canonical": "Kokkos::DefaultExecutionSpace()",
+     "names": ["space", "exec_space", "execution_space", "exec", "ex", "execSpace", "exec_instance", "instance",
+               "policy_space"]},
 ]
 
 

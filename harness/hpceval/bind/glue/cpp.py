@@ -234,6 +234,15 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
 
 def _c_scalar(g: Glue, p: SParam, expr: str) -> str:
     t = " ".join(re.sub(r"\b(const|volatile)\b", " ", p.type_text).replace("*", " ").replace("&", " ").split()) or "int"
+    if p.array and p.container == "view":  # a scalar in a one-element View (delivery.boxed_scalars)
+        view = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
+        vtype = view.group(0) if view else "Kokkos::View<double *>"
+        vtype = vtype if vtype.startswith("Kokkos::") else "Kokkos::" + vtype
+        elem = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+)", vtype)
+        g.setup.append(f"{elem.group(1) if elem else 'double'} hp_s_{p.name} = ({expr});")
+        g.setup.append(f"auto hp_kv_{p.name} = hpceval_kokkos_in<{vtype}>(&hp_s_{p.name}, (size_t)1);")
+        g.notes.append(f"{p.name} carries {expr} in a one-element View")
+        return f"hp_kv_{p.name}"
     if p.pointer_scalar or (p.array and p.container == "pointer"):
         g.setup.append(f"{t} hp_s_{p.name} = ({t})({expr});")
         return f"&hp_s_{p.name}"
