@@ -355,18 +355,34 @@ struct MatMulT {  // stops one term short of the inner dimension
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_a_functor_launched_only_from_main_is_graded_on_its_numbers(case, catalog, evaluator):
-    _, kernel, code, verdict = case
+@pytest.fixture(scope="module")
+def graded(catalog, evaluator):
+    """Every case of this file extracted as a run extracts a completion, bound and evaluated, two at a time (each
+    builds against Kokkos): name -> (binding, evaluation)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from hpceval.bind import choose_binding
     from hpceval.extract import extract
     from hpceval.prompts import render
 
-    model, spec = catalog.models["cpp-kokkos"], catalog.kernels[kernel]
+    model = catalog.models["cpp-kokkos"]
     lang = catalog.languages[model.language]
-    code = extract(code, render(spec, model, lang, "paper", "keyword"), spec.function)  # as the run does
-    binding = choose_binding(code, spec, lang, "paper", model)
-    e = evaluator.evaluate(code, spec, model, binding=binding)
+
+    def one(case):
+        name, kernel, code, _ = case
+        spec = catalog.kernels[kernel]
+        code = extract(code, render(spec, model, lang, "paper", "keyword"), spec.function)  # as the run does
+        binding = choose_binding(code, spec, lang, "paper", model)
+        return name, (binding, evaluator.evaluate(code, spec, model, binding=binding))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, CASES + SPACE_CASES))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_functor_launched_only_from_main_is_graded_on_its_numbers(case, graded):
+    name, _, _, verdict = case
+    binding, e = graded[name]
     assert e.verdict == verdict, f"{e.verdict}: {e.evidence[:600]}"
     if verdict in (V.correct, V.wrong_result):
         assert "launched by the harness" in binding.evidence, binding.evidence
@@ -484,13 +500,9 @@ void axpy(int n, double a, const double *x, double *y) {
 
 
 @pytest.mark.parametrize("case", SPACE_CASES, ids=[c[0] for c in SPACE_CASES])
-def test_kokkos_over_host_arrays_is_graded_on_the_machines_backend(case, catalog, evaluator):
-    from hpceval.bind import choose_binding
-
-    _, kernel, code, verdict = case
-    model, spec = catalog.models["cpp-kokkos"], catalog.kernels[kernel]
-    binding = choose_binding(code, spec, catalog.languages[model.language], "paper", model)
-    e = evaluator.evaluate(code, spec, model, binding=binding)
+def test_kokkos_over_host_arrays_is_graded_on_the_machines_backend(case, graded):
+    name, _, _, verdict = case
+    _, e = graded[name]
     assert e.verdict == verdict, f"{e.verdict}: {e.evidence[:600]}"
 
 
@@ -519,9 +531,16 @@ def test_kokkos_over_host_arrays_builds_with_the_cuda_backend(catalog):
 
     if nvcc_path() is None or not (install_dir("cuda") / "bin" / "nvcc_wrapper").is_file():
         pytest.skip("no nvcc or no Kokkos built with its CUDA backend (python3 -m hpceval.toolchains.kokkos build cuda)")
+    from concurrent.futures import ThreadPoolExecutor
+
     model = catalog.models["cpp-kokkos"]
-    for name, kernel, code, _ in SPACE_CASES:
+
+    def one(case):
+        name, kernel, code, _ = case
         spec = catalog.kernels[kernel]
         binding = choose_binding(code, spec, catalog.languages[model.language], "paper", model)
-        result = build_only(code, spec, model, LocalExecutor(), toolchain=Kokkos("cuda"), binding=binding)
-        assert result is not None and result.returncode == 0, f"{name}: {(result.stderr or result.stdout)[-1500:]}"
+        return name, build_only(code, spec, model, LocalExecutor(), toolchain=Kokkos("cuda"), binding=binding)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for name, result in pool.map(one, SPACE_CASES):
+            assert result is not None and result.returncode == 0, f"{name}: {(result.stderr or result.stdout)[-1500:]}"
