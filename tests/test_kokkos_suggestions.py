@@ -301,6 +301,60 @@ int main(int argc, char *argv[]) {
   Kokkos::finalize();
 }
 """, V.correct),
+    # team functors: one team per row, the row from league_rank(), a TeamThreadRange reduction over the columns
+    ("team-functor-gemv", "gemv", """
+#include <Kokkos_Core.hpp>
+
+struct RowDot {
+  typedef Kokkos::TeamPolicy<>::member_type member_type;
+  Kokkos::View<double **> A;
+  Kokkos::View<double *> x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type &team) const {
+    const int row = team.league_rank();
+    double sum = 0.0;
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, (int)A.extent(1)),
+                            [&](const int j, double &acc) { acc += A(row, j) * x(j); }, sum);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { y(row) = sum; });
+  }
+};
+
+int main(int argc, char *argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    const int M = 300, N = 200;
+    Kokkos::View<double **> A("A", M, N);
+    Kokkos::View<double *> x("x", N), y("y", M);
+    Kokkos::parallel_for("gemv", Kokkos::TeamPolicy<>(M, Kokkos::AUTO), RowDot{A, x, y});
+  }
+  Kokkos::finalize();
+}
+""", V.correct),
+    ("team-functor-gemv-reads-x-by-row", "gemv", """
+#include <Kokkos_Core.hpp>
+
+struct RowDotBad {
+  typedef Kokkos::TeamPolicy<>::member_type member_type;
+  Kokkos::View<double **> A;
+  Kokkos::View<double *> x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type &team) const {
+    const int row = team.league_rank();
+    double sum = 0.0;
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, (int)A.extent(1)),
+                            [&](const int j, double &acc) { acc += A(row, j) * x(row); }, sum);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { y(row) = sum; });
+  }
+};
+
+int main(int argc, char *argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    Kokkos::View<double **> A("A", 64, 64);
+    Kokkos::View<double *> x("x", 64), y("y", 64);
+    Kokkos::parallel_for(Kokkos::TeamPolicy<>(64, Kokkos::AUTO), RowDotBad{A, x, y});
+  }
+  Kokkos::finalize();
+}
+""", V.wrong_result),
     ("mdrange-gemm-functor", "gemm", """
 #include <Kokkos_Core.hpp>
 
@@ -523,7 +577,8 @@ def test_kokkos_arrays_reach_the_function_through_the_space_helpers(case, catalo
 
 
 def test_kokkos_over_host_arrays_builds_with_the_cuda_backend(catalog):
-    """The same cases built by nvcc_wrapper against Kokkos' CUDA backend (the space helpers' device branch)."""
+    """The same cases, and the functor templates, MDRange and team functors the harness launches, built by
+    nvcc_wrapper against Kokkos' CUDA backend (the space helpers' device branch, the launchers' policies)."""
     from hpceval.bind import choose_binding
     from hpceval.executors.local import LocalExecutor
     from hpceval.toolchains.cuda import build_only, nvcc_path
@@ -535,12 +590,19 @@ def test_kokkos_over_host_arrays_builds_with_the_cuda_backend(catalog):
 
     model = catalog.models["cpp-kokkos"]
 
+    from hpceval.extract import extract
+    from hpceval.prompts import render
+
+    lang = catalog.languages[model.language]
+    launched = [c for c in CASES if c[0].startswith(("templated-", "mdrange-", "team-", "functor-with-its-scalar"))]
+
     def one(case):
         name, kernel, code, _ = case
         spec = catalog.kernels[kernel]
-        binding = choose_binding(code, spec, catalog.languages[model.language], "paper", model)
+        code = extract(code, render(spec, model, lang, "paper", "keyword"), spec.function)
+        binding = choose_binding(code, spec, lang, "paper", model)
         return name, build_only(code, spec, model, LocalExecutor(), toolchain=Kokkos("cuda"), binding=binding)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for name, result in pool.map(one, SPACE_CASES):
+        for name, result in pool.map(one, SPACE_CASES + launched):
             assert result is not None and result.returncode == 0, f"{name}: {(result.stderr or result.stdout)[-1500:]}"

@@ -22,8 +22,12 @@ same rank: its bounds are those of `main`'s policy with `main`'s sizes read as t
 indices subscript first (`{1, 1, 1}, {N - 1, N - 1, N - 1}` over `unew(i, j, k)`: up to `unew.extent(d) - 1`),
 or that View's full extents where `main` shows none.
 
-Limits, said by staying as before (no launcher): team policies, functors with reductions (`operator()(int i,
-double &sum)`), non-type template parameters, and a range the members do not show.
+A team functor (`operator()(const member_type &team)`, one team per row: the rank from `team.league_rank()`) is
+launched over a TeamPolicy of as many teams as the extent of the View the rank subscripts first, `Kokkos::AUTO`
+threads each.
+
+Limits, said by staying as before (no launcher): functors with reductions (`operator()(int i, double &sum)`),
+non-type template parameters, and a range the members do not show.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class Functor:
     indices: list[str] = field(default_factory=list)  # every index of operator() (two or three: an MDRange)
     lower: list[str] = field(default_factory=list)  # per index: its range's begin and end
     upper: list[str] = field(default_factory=list)
+    team: bool = False  # operator()(const member_type &team): a TeamPolicy of range_expr teams
 
 
 def find_functors(code: str) -> list[Functor]:
@@ -198,6 +203,12 @@ def _functor(name: str, body, params: list[str] | None = None, outside: str = ""
         aliases = {a: re.sub(r"\b\w+\b", lambda w: subst.get(w.group(0), w.group(0)), v) for a, v in aliases.items()}
     members = [(_resolve(t, aliases, type_name), n) for t, n in members]
     indices, body_text = op
+    if len(indices) == 1 and re.search(rf"\b{re.escape(indices[0])}\s*\.\s*league_rank\s*\(", body_text):
+        league = _league(indices[0], body_text, members)
+        if league is None:
+            return None
+        return Functor(name, members, indices[0], body_text, ctor, league, type_name, indices, ["0"], [league],
+                       team=True)
     if len(indices) == 1:
         range_expr = _range(indices[0], body_text, members)
         if range_expr is None:
@@ -208,6 +219,16 @@ def _functor(name: str, body, params: list[str] | None = None, outside: str = ""
         return None
     lower, upper = bounds
     return Functor(name, members, indices[0], body_text, ctor, upper[0], type_name, indices, lower, upper)
+
+
+def _league(team: str, body: str, members: list[tuple[str, str]]) -> str | None:
+    """A team functor's league size: the extent of the View that the team's rank (`team.league_rank()`, or the
+    variable assigned from it) subscripts first."""
+    rank = re.search(rf"\b([A-Za-z_]\w*)\s*=\s*{re.escape(team)}\s*\.\s*league_rank\s*\(\s*\)", body)
+    index = re.escape(rank.group(1)) if rank else rf"{re.escape(team)}\s*\.\s*league_rank\s*\(\s*\)"
+    views = {n for t, n in members if "View" in t}
+    first = re.search(rf"\b({'|'.join(map(re.escape, views))})\s*\(\s*{index}\s*[,)]", body) if views else None
+    return f"{first.group(1)}.extent(0)" if first else None
 
 
 def _md_bounds(indices: list[str], body: str, members: list[tuple[str, str]], name: str, outside: str) -> \
@@ -271,6 +292,8 @@ def _params(f: Functor) -> str:
 
 def policy(f: Functor) -> str:
     """The execution policy the launcher dispatches over (as the evidence says it)."""
+    if f.team:
+        return f"Kokkos::TeamPolicy<>((int)({f.range_expr}), Kokkos::AUTO)"
     if len(f.indices) <= 1:
         return f"Kokkos::RangePolicy<>(0, {f.range_expr})"
     return (f"Kokkos::MDRangePolicy<Kokkos::Rank<{len(f.indices)}>>({{{', '.join(f'(int64_t)({b})' for b in f.lower)}}}, "
@@ -298,7 +321,11 @@ def operator_facts(f: Functor) -> Facts:
     indices = f.indices or [f.index]
     lower = f.lower or ["0"]
     upper = f.upper or [f.range_expr]
+    body = f.body
+    if f.team:  # one team per value of its rank: the rank read as a loop over the league
+        body = re.sub(rf"\b{re.escape(f.index)}\s*\.\s*league_rank\s*\(\s*\)", "hp_league", body)
+        indices = ["hp_league"]
     loops = "".join(f"for (int {i} = {lo}; {i} < {hi}; ++{i}) " for i, lo, hi in zip(indices, lower, upper, strict=True))
-    text = f"void hpceval_facts({params}) {{ {loops}{{ {f.body} }} }}"
+    text = f"void hpceval_facts({params}) {{ {loops}{{ {body} }} }}"
     unit = parse_cpp(text)
     return unit.functions[0].facts if unit.functions else Facts()
