@@ -202,6 +202,34 @@ int main(int argc, char *argv[]) {
 }
 """
 
+TEAM_GEMV = """
+#include <Kokkos_Core.hpp>
+
+struct RowDot {
+  typedef Kokkos::TeamPolicy<>::member_type member_type;
+  Kokkos::View<double **> A;
+  Kokkos::View<double *> x, y;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type &team) const {
+    const int row = team.league_rank();
+    double sum = 0.0;
+    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, (int)A.extent(1)),
+                            [&](const int j, double &acc) { acc += A(row, j) * x(j); }, sum);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { y(row) = sum; });
+  }
+};
+
+int main(int argc, char *argv[]) {
+  Kokkos::initialize(argc, argv);
+  {
+    const int M = 300, N = 200;
+    Kokkos::View<double **> A("A", M, N);
+    Kokkos::View<double *> x("x", N), y("y", M);
+    Kokkos::parallel_for("gemv", Kokkos::TeamPolicy<>(M, Kokkos::AUTO), RowDot{A, x, y});
+  }
+  Kokkos::finalize();
+}
+"""
+
 # Functor templates (the study's AXPY keyword r9 shape: `template <class ViewType> struct`, built in main with the
 # View type as its argument, followed by the author's prose) and functors over two indices dispatched by an
 # MDRangePolicy in main.
@@ -302,59 +330,8 @@ int main(int argc, char *argv[]) {
 }
 """, V.correct),
     # team functors: one team per row, the row from league_rank(), a TeamThreadRange reduction over the columns
-    ("team-functor-gemv", "gemv", """
-#include <Kokkos_Core.hpp>
-
-struct RowDot {
-  typedef Kokkos::TeamPolicy<>::member_type member_type;
-  Kokkos::View<double **> A;
-  Kokkos::View<double *> x, y;
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type &team) const {
-    const int row = team.league_rank();
-    double sum = 0.0;
-    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, (int)A.extent(1)),
-                            [&](const int j, double &acc) { acc += A(row, j) * x(j); }, sum);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { y(row) = sum; });
-  }
-};
-
-int main(int argc, char *argv[]) {
-  Kokkos::initialize(argc, argv);
-  {
-    const int M = 300, N = 200;
-    Kokkos::View<double **> A("A", M, N);
-    Kokkos::View<double *> x("x", N), y("y", M);
-    Kokkos::parallel_for("gemv", Kokkos::TeamPolicy<>(M, Kokkos::AUTO), RowDot{A, x, y});
-  }
-  Kokkos::finalize();
-}
-""", V.correct),
-    ("team-functor-gemv-reads-x-by-row", "gemv", """
-#include <Kokkos_Core.hpp>
-
-struct RowDotBad {
-  typedef Kokkos::TeamPolicy<>::member_type member_type;
-  Kokkos::View<double **> A;
-  Kokkos::View<double *> x, y;
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type &team) const {
-    const int row = team.league_rank();
-    double sum = 0.0;
-    Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, (int)A.extent(1)),
-                            [&](const int j, double &acc) { acc += A(row, j) * x(row); }, sum);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { y(row) = sum; });
-  }
-};
-
-int main(int argc, char *argv[]) {
-  Kokkos::initialize(argc, argv);
-  {
-    Kokkos::View<double **> A("A", 64, 64);
-    Kokkos::View<double *> x("x", 64), y("y", 64);
-    Kokkos::parallel_for(Kokkos::TeamPolicy<>(64, Kokkos::AUTO), RowDotBad{A, x, y});
-  }
-  Kokkos::finalize();
-}
-""", V.wrong_result),
+    ("team-functor-gemv", "gemv", TEAM_GEMV, V.correct),
+    ("team-functor-gemv-reads-x-by-row", "gemv", TEAM_GEMV.replace("* x(j)", "* x(row)"), V.wrong_result),
     ("mdrange-gemm-functor", "gemm", """
 #include <Kokkos_Core.hpp>
 
