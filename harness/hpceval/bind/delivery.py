@@ -71,8 +71,6 @@ def carry_in_place(m: Mapping, out: Role, kr: KernelRoles, lang: str) -> bool:
     return False
 
 
-
-
 def boxed_scalars(fn: SFunction) -> set[str]:
     """C/C++ array parameters that carry one number: the body reads them only at constant subscripts (`a(0)`, the
     scalar of AXPY kept in a one-element View; `alpha[0]`) and never writes them. Such a parameter may take a real

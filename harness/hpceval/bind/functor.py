@@ -221,26 +221,29 @@ def _functor(name: str, body, params: list[str] | None = None, outside: str = ""
     return Functor(name, members, indices[0], body_text, ctor, upper[0], type_name, indices, lower, upper)
 
 
+def _first_view(members: list[tuple[str, str]], body: str, subscript: str) -> str | None:
+    """The View member that the body first subscripts as `subscript` (a regex of what follows its `(`)."""
+    views = {n for t, n in members if "View" in t}
+    first = re.search(rf"\b({'|'.join(map(re.escape, views))})\s*\(\s*{subscript}", body) if views else None
+    return first.group(1) if first else None
+
+
 def _league(team: str, body: str, members: list[tuple[str, str]]) -> str | None:
     """A team functor's league size: the extent of the View that the team's rank (`team.league_rank()`, or the
     variable assigned from it) subscripts first."""
     rank = re.search(rf"\b([A-Za-z_]\w*)\s*=\s*{re.escape(team)}\s*\.\s*league_rank\s*\(\s*\)", body)
     index = re.escape(rank.group(1)) if rank else rf"{re.escape(team)}\s*\.\s*league_rank\s*\(\s*\)"
-    views = {n for t, n in members if "View" in t}
-    first = re.search(rf"\b({'|'.join(map(re.escape, views))})\s*\(\s*{index}\s*[,)]", body) if views else None
-    return f"{first.group(1)}.extent(0)" if first else None
+    first = _first_view(members, body, rf"{index}\s*[,)]")
+    return f"{first}.extent(0)" if first else None
 
 
 def _md_bounds(indices: list[str], body: str, members: list[tuple[str, str]], name: str, outside: str) -> \
         tuple[list[str], list[str]] | None:
     """An MDRange functor's bounds: `main`'s MDRangePolicy for it with `main`'s sizes read as the extents of the
     View the indices subscript first, else that View's full extents (module docstring)."""
-    views = {n for t, n in members if "View" in t}
-    pattern = r"\s*,\s*".join(re.escape(i) for i in indices)
-    first = re.search(rf"\b({'|'.join(map(re.escape, views))})\s*\(\s*{pattern}\s*\)", body) if views else None
-    if first is None:
+    view = _first_view(members, body, r"\s*,\s*".join(re.escape(i) for i in indices) + r"\s*\)")
+    if view is None:
         return None
-    view = first.group(1)
     lower = ["0"] * len(indices)
     upper = [f"(int64_t){view}.extent({d})" for d in range(len(indices))]
     # a policy built from two brace lists (`MDRangePolicy<Rank<3>>({1, 1, 1}, {N - 1, ...})`, or through an alias)
@@ -270,10 +273,9 @@ def _ctor_order(text: str) -> list[str] | None:
 
 
 def _range(index: str, body: str, members: list[tuple[str, str]]) -> str | None:
-    views = {n for t, n in members if "View" in t}
-    first = re.search(rf"\b({'|'.join(map(re.escape, views))})\s*\(\s*{re.escape(index)}\s*[,)]", body) if views else None
+    first = _first_view(members, body, rf"{re.escape(index)}\s*[,)]")
     if first:
-        return f"{first.group(1)}.extent(0)"
+        return f"{first}.extent(0)"
     ints = [n for t, n in members if re.fullmatch(r"(?:const\s+)?(?:int|long|size_t|std::size_t|int64_t)", t)]
     # the one integer member is the range unless the body's own loops run to it (MatVec's ncols: the inner loop)
     inner = set(re.findall(r"\bfor\s*\([^;]*;[^;]*<=?\s*\(?\s*(?:\(\w+\)\s*)?([A-Za-z_]\w*)", body))

@@ -64,6 +64,7 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
         g.setup.append(f"const int hp_k = std::max({{{', '.join(merged.merged)}}});")
     plans = array_plans(m, kr, "cpp")
     lead = leading_dims(plans, spec_dim, column_major=False)
+    late: list[str] = []  # copies of separate outputs to their targets, after every other copy back
     for p in m.fn.params:
         role = m.assign.get(p.position)
         if role is None:
@@ -74,19 +75,13 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
             g.args.append(_c_scalar(g, p, "hp_k"))
             continue
         if role.extra and not role.graded:
-            g.args.append(_c_extra(g, m, kr, p, role, lead, plans, kokkos, space))
+            g.args.append(_c_extra(g, m, kr, p, role, lead, plans, late, kokkos, space))
             continue
         if not role.is_array:
             g.args.append(_c_scalar(g, p, role.name))
             continue
         g.args.append(_c_array(g, plans[role.name], spec, kokkos, space))
-    # a separate output reaches its target last: an input copied back from its converted temporary into the same
-    # array (out-of-place AXPY: z into y, y read in another precision) would overwrite it
-    separate = tuple(f"hpceval_unpack(hp_{r.name}, " for r in m.assign.values()
-                     if r is not None and r.extra and not r.graded and extra(r)[0] == "output")
-    if separate:
-        g.teardown = [t for t in g.teardown if not t.startswith(separate)] + \
-                     [t for t in g.teardown if t.startswith(separate)]
+    g.teardown.extend(late)
     for role_name, pl in plans.items():
         if pl.fill is not None and not _needs_temp(pl):
             g.setup.append(f"std::fill({role_name}.begin(), {role_name}.end(), ({_c_canon(spec, pl.role)}){pl.fill});")
@@ -130,6 +125,13 @@ def _kokkos_space(g: Glue, name: str, ptr: str, vtype: str, dims: list[str]) -> 
     return var, f"hpceval_kokkos_out({var}, {ptr}, {', '.join(dims)});"
 
 
+def _view_type(p: SParam, default: str) -> str:
+    """The Kokkos::View type a parameter declares (`View<const double *>` spelled with its namespace), or `default`."""
+    m = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
+    vtype = m.group(0) if m else default
+    return vtype if vtype.startswith("Kokkos::") else "Kokkos::" + vtype
+
+
 def _c_view(g: Glue, pl: Plan, spec: KernelSpec, ptr: str) -> tuple[str, str]:
     """A Kokkos::View of the host data in the View type's own space (see _kokkos_space), or for an unconstrained
     template type a default-space View; returns the argument and its copy-back line."""
@@ -137,10 +139,7 @@ def _c_view(g: Glue, pl: Plan, spec: KernelSpec, ptr: str) -> tuple[str, str]:
     dims = ["hp_k" if pad else spec_dim(role, d) for d, pad in enumerate(pl.pad)] if pl.rank <= 2 else \
         ["*".join(_dims(role))]
     if p.container == "view":
-        m = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
-        vtype = m.group(0) if m else f"Kokkos::View<{_c_canon(spec, role)}{'*' * max(1, pl.rank)}>"
-        if not vtype.startswith("Kokkos::"):
-            vtype = "Kokkos::" + vtype
+        vtype = _view_type(p, f"Kokkos::View<{_c_canon(spec, role)}{'*' * max(1, pl.rank)}>")
         stars = re.match(r"Kokkos::View\s*<\s*[^,*>]*?(\**)\s*[,>]", vtype)
         if pl.rank >= 3 and stars and len(stars.group(1)) == pl.rank:
             dims = [spec_dim(role, d) for d in range(pl.rank)]  # a View of the grid's own rank (double ***)
@@ -235,9 +234,7 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
 def _c_scalar(g: Glue, p: SParam, expr: str) -> str:
     t = " ".join(re.sub(r"\b(const|volatile)\b", " ", p.type_text).replace("*", " ").replace("&", " ").split()) or "int"
     if p.array and p.container == "view":  # a scalar in a one-element View (delivery.boxed_scalars)
-        view = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
-        vtype = view.group(0) if view else "Kokkos::View<double *>"
-        vtype = vtype if vtype.startswith("Kokkos::") else "Kokkos::" + vtype
+        vtype = _view_type(p, "Kokkos::View<double *>")
         elem = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+)", vtype)
         g.setup.append(f"{elem.group(1) if elem else 'double'} hp_s_{p.name} = ({expr});")
         g.setup.append(f"auto hp_kv_{p.name} = hpceval_kokkos_in<{vtype}>(&hp_s_{p.name}, (size_t)1);")
@@ -253,7 +250,7 @@ def _c_scalar(g: Glue, p: SParam, expr: str) -> str:
 
 
 def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: dict[str, str],
-             plans: dict[str, Plan], kokkos: bool = False, space: bool = False) -> str:
+             plans: dict[str, Plan], late: list[str], kokkos: bool = False, space: bool = False) -> str:
     what, value = extra(role)
     if what == "lead":
         expr = lead.get(value) or spec_dim(kr.role(value), 1)
@@ -268,16 +265,15 @@ def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: 
         g.setup.append(f"std::vector<{elem}> hp_{role.name}((size_t)({size}), ({elem})NAN);")
         arg = f"hp_{role.name}.data()"
         if p.container == "view" or (p.container == "template" and kokkos):
-            view = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
-            vtype = view.group(0) if view else f"Kokkos::View<{elem}*>"
-            vtype = vtype if vtype.startswith("Kokkos::") else "Kokkos::" + vtype
-            arg, back = _kokkos_space(g, role.name, arg, vtype, [f"(size_t)({size})"])
+            arg, back = _kokkos_space(g, role.name, arg, _view_type(p, f"Kokkos::View<{elem}*>"), [f"(size_t)({size})"])
             g.teardown.append(back)
         elif p.container == "pointer" and space:
             arg, back = _kokkos_space(g, role.name, arg, f"Kokkos::View<{elem} *>", [f"(size_t)({size})"])
             arg = f"{arg}.data()"
             g.teardown.append(back)
-        g.teardown.append(f"hpceval_unpack(hp_{role.name}, {target.name}, {size}, 1, {size}, 1, false);")
+        # to its target after every other copy back: an input copied back from its converted temporary into the
+        # same array (out-of-place AXPY: z into y, y read in another precision) would overwrite it
+        late.append(f"hpceval_unpack(hp_{role.name}, {target.name}, {size}, 1, {size}, 1, false);")
         g.notes.append(f"{p.name} is a separate output, copied to {target.name}")
         return arg
     elif what == "real":
