@@ -28,6 +28,9 @@ CASES = [
     ("cpp-out-of-place-unnamed-output", "cpp-openmp", "void axpy(int n, float a, const float *x, const float *y, float *acc) {\n" + CPP_LOOP + "acc[i] = a * x[i] + y[i]; }", "out_of_place", "correct"),
     # the scalar passed in a one-element array (read only at alpha[0])
     ("cpp-scalar-in-a-one-element-array", "cpp-openmp", "void saxpy(int n, const float *alpha, const float *x, float *y) {\n" + CPP_LOOP + "y[i] += alpha[0] * x[i]; }", "canonical", "correct"),
+    # ... but not a scratch array written beside y (y is the output there: no out-of-place reading grades it)
+    ("cpp-scratch-array-beside-y", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y, float *tmp) {\n" + CPP_LOOP + "{ tmp[i] = a * x[i]; y[i] += tmp[i]; } }", "scratch", "unbindable"),
+    ("cpp-out-of-place-unnamed-forgets-y", "cpp-openmp", "void axpy(int n, float a, const float *x, const float *y, float *acc) {\n" + CPP_LOOP + "acc[i] = a * x[i]; }", "out_of_place", "wrong_result"),
     ("cpp-forgets-y", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n" + CPP_LOOP + "y[i] = a * x[i]; }", "canonical", "wrong_result"),
     ("cpp-half-range", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n#pragma omp parallel for\nfor (int i = 0; i < n / 2; i++) y[i] += a * x[i]; }", "canonical", "wrong_result"),
     ("cpp-missing-helper", "cpp-openmp", "void saxpy(int n, float a, const float *x, float *y) {\n" + CPP_LOOP + "y[i] = fma_scalar(a, x[i], y[i]); }", "fma_scalar", "incomplete"),
@@ -38,6 +41,7 @@ CASES = [
     ("f-assumed-shape", "fortran-openmp", "subroutine axpy(a, x, y)\n real, intent(in) :: a, x(:)\n real, intent(inout) :: y(:)\n y = a * x + y\nend subroutine\n", "canonical", None),
     ("f-strided", "fortran-openmp", f("saxpy", "n, sa, sx, incx, sy, incy", " integer :: n, incx, incy\n real :: sa, sx(*), sy(*)", "sy(1 + (i-1)*incy) = sy(1 + (i-1)*incy) + sa * sx(1 + (i-1)*incx)"), "strided", None),
     ("f-out-of-place", "fortran-openmp", f("axpy", "n, a, x, y, z", " integer, intent(in) :: n\n real, intent(in) :: a, x(n), y(n)\n real, intent(out) :: z(n)", "z(i) = a * x(i) + y(i)"), "out_of_place", None),
+    ("f-out-of-place-unnamed", "fortran-openmp", f("axpy", "n, a, x, y, acc", " integer, intent(in) :: n\n real, intent(in) :: a, x(n), y(n)\n real, intent(out) :: acc(n)", "acc(i) = a * x(i) + y(i)"), "out_of_place", "correct"),
     ("f-sign-wrong", "fortran-openmp", f("saxpy", "n, a, x, y", " integer, intent(in) :: n\n real, intent(in) :: a, x(n)\n real, intent(inout) :: y(n)", "y(i) = y(i) - a * x(i)"), "canonical", "wrong_result"),
     ("f-intent-out-y", "fortran-openmp", f("saxpy", "n, a, x, y", " integer, intent(in) :: n\n real, intent(in) :: a, x(n)\n real, intent(out) :: y(n)", "y(i) = a * x(i)"), "canonical", "wrong_result"),
     ("f-declarations-only", "fortran-openmp", "subroutine saxpy(n, a, x, y)\n integer :: n\n real :: a, x(n), y(n)\nend subroutine\n", "declarations only", "incomplete"),

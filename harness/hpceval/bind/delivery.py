@@ -82,3 +82,22 @@ def boxed_scalars(fn: SFunction) -> set[str]:
         seen[name] = seen.get(name, True) and all(not d for d in dims)
     return {p.name for p in fn.params if p.array and (p.rank or 1) == 1 and seen.get(p.name)
             and p.name not in fn.facts.writes}
+
+
+def scratch_as_output(assign: dict[int, Role | None], fn: SFunction, lang: str) -> str | None:
+    """Why a mapping must not read an unnamed written array as a variant's separate output (None when it may): the
+    array the separate output stands in for (out-of-place AXPY's y) is itself written by the body, so the unnamed
+    array is scratch beside the real output (`tmp[i] = a*x[i]; y[i] += tmp[i]`), and grading it would call a
+    correct in-place kernel wrong. A separate output with a listed name (`z`) is taken as before."""
+    for pos, role in assign.items():
+        if role is None or not role.extra or not (role.canonical or "").startswith("output:"):
+            continue
+        p = fn.params[pos]
+        if norm(p.name, lang) in {norm(n, lang) for n in role.names}:
+            continue
+        target = role.canonical.split(":", 1)[1]
+        written = [fn.params[q].name for q, r in assign.items()
+                   if r is not None and r.name == target and fn.params[q].name in fn.facts.writes]
+        if written:
+            return f"{p.name} is written beside {written[0]} ({target}): scratch, not a separate output"
+    return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hpceval.bind.delivery import boxed_scalars, carry_in_place, looks_like_result, norm
+from hpceval.bind.delivery import boxed_scalars, carry_in_place, looks_like_result, norm, scratch_as_output
 from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
 from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant, structure_problem
@@ -429,7 +429,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 taken |= kr.replaced_by(r.variant)
         assigned_arrays = {r.name: params[pos] for pos, r in assign.items() if r is not None and r.is_array}
         m = Mapping(fn=fn, assign=dict(assign), score=base)
-        if (clash := structure_problem(m.variant.split("+"), kr, fn)) is not None:
+        if (clash := structure_problem(m.variant.split("+"), kr, fn) or scratch_as_output(assign, fn, lang)) is not None:
             return reasons.append(clash)
         missing = []
         for r in kr.canonical:
