@@ -154,8 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             before.append(measure(old, args.kernels, args.models))
             print(f"repeat {r + 1}/{args.repeats}: after (working tree) ...", file=sys.stderr, flush=True)
             after.append(measure(REPO, args.kernels, args.models))
-    if args.json:
-        args.json.write_text(json.dumps({"before": before, "after": after}, indent=1))
+            if args.json:  # after every repeat: a bench cut short keeps what it measured
+                args.json.write_text(json.dumps({"before": before, "after": after}, indent=1))
     print(f"Evaluation of the CPU references with the timing run, before ({args.baseline_rev}) and after "
           f"(working tree); best of {args.repeats} per cell for the wall times, median for the kernels' times; the runs columns give the range of the repeats' own "
           f"medians, and a speed is unchanged within noise where the two ranges overlap.\n")

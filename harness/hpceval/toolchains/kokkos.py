@@ -41,7 +41,7 @@ from hpceval.analysis.kokkos_spaces import host_space_problem
 from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import JobAdjust, Toolchain, ToolInfo, threads
+from hpceval.toolchains import LAYOUT_FLAGS, JobAdjust, Toolchain, ToolInfo, threads
 from hpceval.toolchains.cuda import (
     GPU_JOB_ENV,
     INCLUDE_DIR,
@@ -296,8 +296,8 @@ class Kokkos(GpuProbeMixin, Toolchain):
             return [[str(prefix / "bin" / "nvcc_wrapper"), "-O3", "-std=c++17", "-expt-extended-lambda",
                      "--expt-relaxed-constexpr", f"-arch={arch}", "-w", f"-I{prefix / 'include'}", *model.flags,
                      "driver.cpp", "-o", "prog", *libs]]
-        return [["g++", "-O3", "-std=c++17", "-fopenmp", "-w", f"-I{prefix / 'include'}", *model.flags, "driver.cpp",
-                 "-o", "prog", *libs]]
+        return [["g++", "-O3", "-std=c++17", "-fopenmp", "-w", *LAYOUT_FLAGS, f"-I{prefix / 'include'}", *model.flags,
+                 "driver.cpp", "-o", "prog", *libs]]
 
     def run_argv(self, model: ProgrammingModel) -> list[str]:
         return ["./prog", "cases.txt"]

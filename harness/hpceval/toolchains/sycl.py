@@ -304,7 +304,8 @@ class Sycl(CompiledToolchain):
 
     def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
         command = self.compiler_command()
-        return [[*command, *self.base_flags, *_target_flags(command), *model.flags, *self.sources, "-o", "prog"]]
+        return [[*command, *self.base_flags, *self.layout_flags, *_target_flags(command), *model.flags, *self.sources,
+                 "-o", "prog"]]
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         env = {**super().env(model), "OMP_PROC_BIND": "false"}

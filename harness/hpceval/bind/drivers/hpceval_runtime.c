@@ -263,20 +263,26 @@ HPCEVAL_RT int hpceval_rt_after_call(char *why, int len) {
   int again = 0;
   for (int c = 0; c < ncand; ++c) again += busy[c] >= 2;
   if (!again) return 0;
-  /* a second look 30 ms later: a pool's workers (TBB, a runtime's helpers) spin briefly after a parallel region,
-   * longer on a loaded machine, then sleep; work the call left behind is still running, or has finished and
-   * changed the outputs (which the driver compares right after this check) */
+  /* later looks, 30, 100 and 200 ms after the one before: a pool's workers (TBB, a runtime's helpers) spin
+   * briefly after a parallel region, longer on a loaded machine, then sleep; work the call left behind is still
+   * running at every look, or has finished and changed the outputs (which the driver compares right after) */
+  static const long later_us[] = {30000, 100000, 200000};
   int keep[64], kproc[64], kbusy[64], nkeep = 0;
   for (int c = 0; c < ncand; ++c)
     if (busy[c] >= 2) { keep[nkeep] = cand[c]; kproc[nkeep++] = is_proc[c]; }
-  hpceval_rt_busy(keep, kproc, nkeep, 30000, kbusy);
-  for (int c = 0; c < nkeep; ++c)
-    if (kbusy[c] >= 2) {
-      if (why && len > 0)
-        snprintf(why, (size_t)len, "a %s started by the call (%s %d) was still working after it returned",
-                 kproc[c] ? "process" : "thread", kproc[c] ? "pid" : "tid", keep[c]);
-      return 1;
-    }
+  for (size_t look = 0; look < sizeof later_us / sizeof later_us[0] && nkeep > 0; ++look) {
+    hpceval_rt_busy(keep, kproc, nkeep, later_us[look], kbusy);
+    int still = 0;
+    for (int c = 0; c < nkeep; ++c)
+      if (kbusy[c] >= 2) { keep[still] = keep[c]; kproc[still++] = kproc[c]; }
+    nkeep = still;
+  }
+  if (nkeep > 0) {
+    if (why && len > 0)
+      snprintf(why, (size_t)len, "a %s started by the call (%s %d) was still working after it returned",
+               kproc[0] ? "process" : "thread", kproc[0] ? "pid" : "tid", keep[0]);
+    return 1;
+  }
   return 0;
 }
 
