@@ -98,11 +98,14 @@ def _edit(tree: Path, name: str, edits: list[tuple[str, str]], folder: Path = DR
 
 
 def same_inputs(tree: Path) -> None:
-    """Every call on the arrays as the first call left them: no refresh, no poison (the old run's data)."""
+    """Every call on the arrays as the first call left them: set 0 throughout, nothing rewritten, nothing poisoned
+    after the first call (the old run's data)."""
     _edit(tree, "cpp.j2", [
-        ("        const double hpt_f = std::ldexp(1.0, hpt_plan.exp[(size_t)hpt_k]);\n",
-         "        const double hpt_f = std::ldexp(1.0, hpt_plan.exp[(size_t)hpt_k]);\n        if (hpt_k == 0) {\n"),
-        ("        double hpt_secs = 0;\n", "        }\n        double hpt_secs = 0;\n")])
+        ("        const size_t hpt_s = (size_t)hpt_plan.set[(size_t)hpt_k];\n", "        const size_t hpt_s = 0;\n"),
+        ("        std::fill({{ p.name }}.begin(), {{ p.name }}.end(), hpceval_poison<{{ p.ctype }}>());\n",
+         "        if (hpt_k == 0) std::fill({{ p.name }}.begin(), {{ p.name }}.end(), hpceval_poison<{{ p.ctype }}>());\n"),
+        ("        if ({{ p.name }}_hp_scaled)\n          for (size_t hpt_i",
+         "        if (hpt_k > 0) {\n        } else if ({{ p.name }}_hp_scaled)\n          for (size_t hpt_i")])
     _edit(tree, "python.j2", [
         ("        for k, (s, e, full) in enumerate(plan[\"calls\"]):\n            for name, dtype, _shape in ARRAYS:\n",
          "        for k, (s, e, full) in enumerate(plan[\"calls\"]):\n            for name, dtype, _shape in "
