@@ -16,6 +16,7 @@ the bench, so it cannot silently measure the unedited driver):
     unaligned      without the layout flags (toolchains.LAYOUT_FLAGS): the kernel's code placed wherever the
                    driver's code before it puts it
     same-inputs    no input refresh and no output poison between calls: every call on set 0 (as the old run)
+    one-set        the validated run with one input set instead of two (no rotation; still scaled per call)
     no-liveness    no thread/process snapshot before the call and no check after it
     old            the old timing run (--old-tree DIR, a `git archive 4147e1a^`)
     old-aligned    the old timing run built with the layout flags
@@ -123,6 +124,12 @@ def no_liveness(tree: Path) -> None:
         ("            live = still_running(before)\n", "            live = None\n")])
 
 
+def one_set(tree: Path) -> None:
+    """One input set for every call (still scaled by 2^e per call, validated, poisoned): no rotation between sets,
+    so the calls read the working set of one set, as the old run did."""
+    _edit(tree, "timing.py", [("\nSETS = 2\n", "\nSETS = 1\n")], Path("harness/hpceval/cases"))
+
+
 def unaligned(tree: Path) -> None:
     """The compiled kernels laid out wherever the driver's code puts them (no LAYOUT_FLAGS)."""
     _edit(tree, "__init__.py", [('LAYOUT_FLAGS: tuple[str, ...] = ("-falign-functions=64", "-falign-loops=32")',
@@ -142,6 +149,7 @@ TOOLCHAINS = Path("harness/hpceval/toolchains")
 # name -> (edit, whether it edits the old run's tree rather than this one)
 VARIANTS: dict[str, tuple[Callable[[Path], None] | None, bool]] = {
     "validated": (None, False), "unaligned": (unaligned, False), "same-inputs": (same_inputs, False),
+    "one-set": (one_set, False),
     "no-liveness": (no_liveness, False), "old": (None, True), "old-aligned": (aligned_old, True)}
 
 
