@@ -17,6 +17,7 @@ the bench, so it cannot silently measure the unedited driver):
                    driver's code before it puts it
     same-inputs    no input refresh and no output poison between calls: every call on set 0 (as the old run)
     one-set        the validated run with one input set instead of two (no rotation; still scaled per call)
+    no-output-files  the calls compared in full do not write their outputs to files between the calls
     no-liveness    no thread/process snapshot before the call and no check after it
     old            the old timing run (--old-tree DIR, a `git archive 4147e1a^`)
     old-aligned    the old timing run built with the layout flags
@@ -130,6 +131,16 @@ def one_set(tree: Path) -> None:
     _edit(tree, "timing.py", [("\nSETS = 2\n", "\nSETS = 1\n")], Path("harness/hpceval/cases"))
 
 
+def no_output_files(tree: Path) -> None:
+    """The calls marked full do not write their outputs to files between calls (their comparison then fails)."""
+    _edit(tree, "cpp.j2", [
+        ('          hpceval_write(dir + "/out_{{ p.name }}." + std::to_string(hpt_k) + ".bin", {{ p.name }});\n',
+         "")])
+    _edit(tree, "python.j2", [
+        ('                    np.ascontiguousarray(ns[name]).tofile(f"{folder}/out_{name}.{k}.bin")\n',
+         "                    pass\n")])
+
+
 def unaligned(tree: Path) -> None:
     """The compiled kernels laid out wherever the driver's code puts them (no LAYOUT_FLAGS)."""
     _edit(tree, "__init__.py", [('LAYOUT_FLAGS: tuple[str, ...] = ("-falign-functions=64", "-falign-loops=32")',
@@ -149,7 +160,7 @@ TOOLCHAINS = Path("harness/hpceval/toolchains")
 # name -> (edit, whether it edits the old run's tree rather than this one)
 VARIANTS: dict[str, tuple[Callable[[Path], None] | None, bool]] = {
     "validated": (None, False), "unaligned": (unaligned, False), "same-inputs": (same_inputs, False),
-    "one-set": (one_set, False),
+    "one-set": (one_set, False), "no-output-files": (no_output_files, False),
     "no-liveness": (no_liveness, False), "old": (None, True), "old-aligned": (aligned_old, True)}
 
 
