@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -42,7 +41,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from timing_cost import EACH_REFERENCE, REPO, run_in_tree  # a sibling script of bench/
 
 # Runs inside the tree under test: every reference once; the per-call times from the driver's record when the tree
 # has one (the validated run), else the evaluation's median (the old run).
@@ -66,22 +65,14 @@ try:
     cpu_ceilings()
 except (ImportError, AttributeError):
     pass
-cat = catalog()
-evaluator = ev.Evaluator(cat, LocalExecutor(), timing=True)
-out = {}
-for kernel in sys.argv[1].split(","):
-    for model in sys.argv[2].split(","):
-        spec, mod = cat.kernels[kernel], cat.models[model]
-        path = spec.solution_path(mod, cat)
-        if not path.is_file():
-            continue
-        seen.clear()
-        e = evaluator.evaluate(path.read_text(), spec, mod)
-        calls, warmup = seen.get("calls", []), seen.get("warmup", 0)
-        timed = calls[warmup:]
-        median = sorted(timed)[len(timed) // 2] if timed else e.time_median_s
-        out[f"{kernel}/{model}"] = {"verdict": str(e.verdict), "median_s": median, "calls_s": calls,
-                                    "warmup": warmup}
+""" + EACH_REFERENCE + r"""
+for key, spec, mod, code in each_reference():
+    seen.clear()
+    e = evaluator.evaluate(code, spec, mod)
+    calls, warmup = seen.get("calls", []), seen.get("warmup", 0)
+    timed = calls[warmup:]
+    median = sorted(timed)[len(timed) // 2] if timed else e.time_median_s
+    out[key] = {"verdict": str(e.verdict), "median_s": median, "calls_s": calls, "warmup": warmup}
 print("HPCEVAL_ABLATION " + json.dumps(out))
 """
 
@@ -180,14 +171,7 @@ def copy_tree(into: Path, old: Path | None = None) -> Path:
 
 
 def measure(tree: Path, kernels: str, models: str) -> dict:
-    path = os.pathsep.join(p for p in (str(tree / "harness"), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "PYTHONPATH": path, "HPCEVAL_KERNELS_SPEC": str(tree / "kernels_spec")}
-    proc = subprocess.run([sys.executable, "-c", PROBE, kernels, models], capture_output=True, text=True, env=env,
-                          cwd=tree, timeout=3600)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("HPCEVAL_ABLATION ")), None)
-    if line is None:
-        raise SystemExit(f"the run in {tree} failed:\n{proc.stderr[-3000:]}")
-    return json.loads(line.split(" ", 1)[1])
+    return run_in_tree(tree, PROBE, "HPCEVAL_ABLATION", kernels, models)
 
 
 def table(runs: dict[str, list[dict]]) -> str:

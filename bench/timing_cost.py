@@ -31,6 +31,22 @@ REPO = Path(__file__).resolve().parents[1]
 MODELS = "cpp-openmp,fortran-openmp,python-numpy,python-numba"
 KERNELS = "axpy,gemv,gemm,spmv,jacobi,cg"
 
+# The probes' common part, run inside the tree under test (which may be an old one): the catalog, an evaluator
+# with the timing run, and every (kernel, model) reference that the tree has, from argv's comma lists.
+EACH_REFERENCE = r"""
+cat = catalog()
+evaluator = ev.Evaluator(cat, LocalExecutor(), timing=True)
+out = {}
+
+def each_reference():
+    for kernel in sys.argv[1].split(","):
+        for model in sys.argv[2].split(","):
+            spec, mod = cat.kernels[kernel], cat.models[model]
+            path = spec.solution_path(mod, cat)
+            if path.is_file():
+                yield f"{kernel}/{model}", spec, mod, path.read_text()
+"""
+
 # Runs inside the tree under test: every reference once, the checks' wall times accumulated by name.
 PROBE = r"""
 import json, sys, time
@@ -56,21 +72,14 @@ try:
     cpu_ceilings()  # measured once per machine: not part of any evaluation
 except ImportError:
     pass
-cat = catalog()
-evaluator = ev.Evaluator(cat, LocalExecutor(), timing=True)
-out = {}
-for kernel in sys.argv[1].split(","):
-    for model in sys.argv[2].split(","):
-        spec, mod = cat.kernels[kernel], cat.models[model]
-        path = spec.solution_path(mod, cat)
-        if not path.is_file():
-            continue
-        spent.clear()
-        t0 = time.perf_counter()
-        e = evaluator.evaluate(path.read_text(), spec, mod)
-        out[f"{kernel}/{model}"] = {"eval_s": time.perf_counter() - t0, "timing_s": spent.get("timing", 0.0),
-                                    "verdict": str(e.verdict), "time_median_s": e.time_median_s,
-                                    "implausible": getattr(e, "timing_implausible", None)}
+""" + EACH_REFERENCE + r"""
+for key, spec, mod, code in each_reference():
+    spent.clear()
+    t0 = time.perf_counter()
+    e = evaluator.evaluate(code, spec, mod)
+    out[key] = {"eval_s": time.perf_counter() - t0, "timing_s": spent.get("timing", 0.0),
+                "verdict": str(e.verdict), "time_median_s": e.time_median_s,
+                "implausible": getattr(e, "timing_implausible", None)}
 print("HPCEVAL_BENCH " + json.dumps(out))
 """
 
@@ -82,15 +91,20 @@ def baseline_tree(rev: str, into: Path) -> Path:
     return into
 
 
-def measure(tree: Path, kernels: str, models: str) -> dict:
+def run_in_tree(tree: Path, probe: str, marker: str, *args: str) -> dict:
+    """Run `probe` with the harness of `tree` (its own process, PYTHONPATH and specs); the JSON after `marker`."""
     path = os.pathsep.join(p for p in (str(tree / "harness"), os.environ.get("PYTHONPATH", "")) if p)
     env = {**os.environ, "PYTHONPATH": path, "HPCEVAL_KERNELS_SPEC": str(tree / "kernels_spec")}
-    proc = subprocess.run([sys.executable, "-c", PROBE, kernels, models], capture_output=True, text=True, env=env,
+    proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env,
                           cwd=tree, timeout=7200)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("HPCEVAL_BENCH ")), None)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker + " ")), None)
     if line is None:
         raise SystemExit(f"the run in {tree} failed:\n{proc.stderr[-3000:]}")
     return json.loads(line.split(" ", 1)[1])
+
+
+def measure(tree: Path, kernels: str, models: str) -> dict:
+    return run_in_tree(tree, PROBE, "HPCEVAL_BENCH", kernels, models)
 
 
 def best(runs: list[dict], key: str, field: str) -> float | None:
