@@ -18,6 +18,8 @@ the bench, so it cannot silently measure the unedited driver):
     same-inputs    no input refresh and no output poison between calls: every call on set 0 (as the old run)
     one-set        the validated run with one input set instead of two (no rotation; still scaled per call)
     no-output-files  the calls compared in full do not write their outputs to files between the calls
+    file-inputs    C++: inputs read with fread from their files when needed (the old driver's way), not from the
+                   in-memory vault the driver fills before the suggestion's code runs
     no-liveness    no thread/process snapshot before the call and no check after it
     old            the old timing run (--old-tree DIR, a `git archive 4147e1a^`)
     old-aligned    the old timing run built with the layout flags
@@ -132,6 +134,15 @@ def no_output_files(tree: Path) -> None:
          "                    pass\n")])
 
 
+def file_inputs(tree: Path) -> None:
+    """C++: the input arrays read from their files with fread when the driver reaches them, as the old driver did,
+    instead of from the driver's in-memory vault (only the plan is taken early)."""
+    _edit(tree, "cpp.j2", [
+        ("  hpceval_vault()[path].swap(bytes);\n  hpceval_rt_unlink(path.c_str());\n}\n",
+         "  if (path.size() > 4 && path.compare(path.size() - 4, 4, \".bin\") == 0) return;\n"
+         "  hpceval_vault()[path].swap(bytes);\n  hpceval_rt_unlink(path.c_str());\n}\n")])
+
+
 def unaligned(tree: Path) -> None:
     """The compiled kernels laid out wherever the driver's code puts them (no LAYOUT_FLAGS)."""
     _edit(tree, "__init__.py", [('LAYOUT_FLAGS: tuple[str, ...] = ("-falign-functions=64", "-falign-loops=32")',
@@ -151,7 +162,7 @@ TOOLCHAINS = Path("harness/hpceval/toolchains")
 # name -> (edit, whether it edits the old run's tree rather than this one)
 VARIANTS: dict[str, tuple[Callable[[Path], None] | None, bool]] = {
     "validated": (None, False), "unaligned": (unaligned, False), "same-inputs": (same_inputs, False),
-    "one-set": (one_set, False), "no-output-files": (no_output_files, False),
+    "one-set": (one_set, False), "no-output-files": (no_output_files, False), "file-inputs": (file_inputs, False),
     "no-liveness": (no_liveness, False), "old": (None, True), "old-aligned": (aligned_old, True)}
 
 
