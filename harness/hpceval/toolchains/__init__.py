@@ -248,7 +248,7 @@ class CompiledToolchain(Toolchain):
 
     compiler: str = ""
     base_flags: tuple[str, ...] = ("-O2",)
-    layout_flags: tuple[str, ...] = LAYOUT_FLAGS  # () where the timed code is not host code laid out by this build
+    layout_flags: tuple[str, ...] = LAYOUT_FLAGS
     sources: tuple[str, ...] = ()
     install_hint: str = ""
 
