@@ -34,8 +34,7 @@ class ClangOffload(CompiledToolchain):
         host = shutil.which("g++")
         if host is None:
             return None
-        build = (f"{host} -O2 -std=c++17 -w {' '.join(self.layout_flags)} -fopenmp -foffload=disable driver.cpp "
-                 f"-o prog_shared 2>/dev/null || exit {NO_BUILD}")
+        build = f"{host} -O2 -std=c++17 -w -fopenmp -foffload=disable driver.cpp -o prog_shared 2>/dev/null || exit {NO_BUILD}"
         return SecondRun(SHARED_RUN, ["sh", "-c", f"{build}; exec ./prog_shared cases.txt"], _guard_finding,
                          drop_env=("OMP_TARGET_OFFLOAD",), validate=True)
 
