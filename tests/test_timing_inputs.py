@@ -157,3 +157,25 @@ def test_the_layout_flags_fix_the_hot_loop_whatever_precedes_it(tmp_path):
     assert len(offsets[False]) > 1, f"without the flags the loop should move with the code before it: {offsets}"
     assert len(offsets[True]) == 1, offsets
 
+
+
+def test_a_write_past_a_swapped_in_inputs_end_is_caught(catalog):
+    """Each set's own x has its own guard: a kernel that writes past x's end only at the timing size and only on
+    the set that is not the first call's (its x swapped in or out) is still reported."""
+    code = textwrap.dedent("""\
+        static const double *first_x = nullptr;
+        void gemv(int m, int n, const double *A, const double *x, double *y) {
+          if (n > 1000 && !first_x) first_x = x;
+          if (n > 1000 && x != first_x) const_cast<double *>(x)[n] = 0.0;  // a stray store, on the other set only
+        #pragma omp parallel for
+          for (int i = 0; i < m; ++i) {
+            double s = 0.0;
+            for (int j = 0; j < n; ++j) s += A[(long)i * n + j] * x[j];
+            y[i] = s;
+          }
+        }
+        """)
+    spec, mod = catalog.kernels["gemv"], catalog.models["cpp-openmp"]
+    evaluation = Evaluator(catalog, LocalExecutor(), timing=True).evaluate(code, spec, mod)
+    assert evaluation.verdict is not Verdict.correct, evaluation.evidence
+    assert "past the end of x" in evaluation.evidence, evaluation.evidence
