@@ -102,15 +102,14 @@ def same_inputs(tree: Path) -> None:
         ("        if ({{ p.name }}_hp_scaled)\n          for (size_t hpt_i",
          "        if (hpt_k > 0) {\n        } else if ({{ p.name }}_hp_scaled)\n          for (size_t hpt_i")])
     _edit(tree, "python.j2", [
-        ("        for k, (s, e, full) in enumerate(plan[\"calls\"]):\n            for name, dtype, _shape in ARRAYS:\n",
-         "        for k, (s, e, full) in enumerate(plan[\"calls\"]):\n            for name, dtype, _shape in "
-         "(ARRAYS if k == 0 else ()):\n")])
+        ("            for name, dtype, _shape in REFRESH_ORDER:",
+         "            for name, dtype, _shape in (REFRESH_ORDER if k == 0 else ()):")])
 
 
 def no_liveness(tree: Path) -> None:
     """No snapshot of threads and processes before the call, no check after it."""
     _edit(tree, "cpp.j2", [
-        ("  hpceval_rt_before_call();\n  hpceval_rt_mark(call, 0);\n", "  hpceval_rt_mark(call, 0);\n"),
+        ("        hpceval_rt_before_call();\n", ""),
         ("        const int hpt_live = hpceval_rt_after_call(hpt_why, (int)sizeof hpt_why);\n",
          "        const int hpt_live = 0;\n        hpt_why[0] = 0;\n")])
     _edit(tree, "python.j2", [

@@ -140,10 +140,13 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
             arrays="[" + ", ".join(arrays) + "]", **context)
     elif lang.id == "cpp":
         from hpceval.analysis.completeness import drop_local_headers
+        from hpceval.bind.shield import shield
 
         kernel_file = f"kernel.{ext}"
         files[kernel_file] = drop_local_headers(code)  # `#include "spmv.h"` of a header nobody wrote
-        files[f"driver.{ext}"] = _ENV.get_template("cpp.j2").render(kernel_file=kernel_file, **context)
+        driver = _ENV.get_template("cpp.j2").render(kernel_file=kernel_file, **context)
+        files[f"driver.{ext}"] = shield(driver, "#define main hpceval_suggestion_main\n", "#undef main\n",
+                                        [context["call"], *binding.setup, *binding.teardown], binding.function)
     elif lang.id == "julia":
         files["kernel.jl"] = code
         files["driver.jl"] = _ENV.get_template("julia.j2").render(kernel_file="kernel.jl", **context)
