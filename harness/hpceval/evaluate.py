@@ -27,6 +27,7 @@ from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
 from hpceval.checks.build import builds
 from hpceval.checks.data_mapping import maps_data
 from hpceval.checks.data_sharing import shares_correctly
+from hpceval.checks.driver_access import reaches_no_driver
 from hpceval.checks.dynamic_usage import ran_with_model
 from hpceval.checks.interposition import defines_no_timer
 from hpceval.checks.model_usage import uses_model
@@ -47,6 +48,7 @@ from hpceval.toolchains import Toolchain, ToolInfo, get_toolchain
 # Checks that do not apply to a model (data mapping for a non-offload model) return None at once.
 CHECKS: tuple[Check, ...] = (
     builds,                  # build_error / timeout
+    reaches_no_driver,       # no route into the driver: its names, frames, modules, code (wrong_result)
     defines_no_timer,        # compiled: no clock/I-O/exit function of the C library defined (wrong_result)
     validates,               # runtime_error / timeout / wrong_result at the validation sizes
     maps_data,               # offload models: unmapped pointers, results not copied back (wrong_result)

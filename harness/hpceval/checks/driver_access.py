@@ -1,0 +1,127 @@
+"""Driver access: a suggestion must not reach into the harness's driver, its clock or its record.
+
+The driver and the suggestion share a process (and, in C/C++, a translation unit), so a suggestion can in principle
+reach anything the driver holds. The drivers make the usual routes harmless (the clock bound before the suggestion
+loads, a raw clock system call, macros of the suggestion undone after its file, a first constructor that reads and
+removes the inputs and stops the run when code ran before it); this check makes an attempt a verdict, with the
+route named, instead of a silent no-op, and closes what the drivers cannot see. Refused, in the suggestion's
+source:
+
+* any language: a name of the harness (`hpceval...`; C/C++/Fortran: the driver's `hpt_...`), changing page
+  protections (`mprotect`: patching the driver's code) or writing another process's memory (`process_vm_writev`,
+  `/proc/self/mem`);
+* C/C++: running code before the driver's first constructor (a constructor priority, `init_priority`,
+  `.preinit_array`/`.init_array`/`.ctors` sections, `ifunc` resolvers);
+* Python: the caller's frames (`sys._getframe`, `inspect.currentframe`/`stack`, `f_back`/`f_locals`/`f_globals`,
+  traceback frames, `PyFrame_LocalsToFast`), the driver's module (`__main__` other than in the `__name__ ==
+  "__main__"` test, `sys.modules`), the garbage collector's object lists, and replacing an attribute of an imported
+  module (`np.multiply = ...`, `setattr(time, ...)`): the driver uses those modules after the suggestion has run.
+
+Nothing here is in a kernel that computes its result: every name above is about the harness or the process, not
+the arithmetic.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from hpceval.checks.base import Job, check
+from hpceval.contracts import Evaluation, Verdict
+
+_ANY = [
+    (re.compile(r"hpceval", re.I), "names the harness ({})"),
+    (re.compile(r"\b(?:pkey_)?mprotect\b"), "changes page protections ({}: patching code)"),
+    (re.compile(r"process_vm_writev|/proc/self/mem|/proc/\w+/mem\b"), "writes process memory ({})"),
+]
+_COMPILED = [
+    (re.compile(r"\bhpt_\w+", re.I), "names the driver's variable {}"),
+]
+_CPP = [
+    (re.compile(r"\b(?:pre)?init_array\b|\.ctors\b|\binit_priority\b|\bifunc\b"),
+     "runs code before the driver's first constructor ({})"),
+    (re.compile(r"\bconstructor\s*\(\s*[\w(][^)]*\)"), "runs code before the driver's first constructor (a constructor "
+                                                "priority: {})"),
+]
+_C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_F_COMMENT = re.compile(r"![^\n]*")
+_PY_FRAME_ATTRS = frozenset({
+    "_getframe", "f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
+    "PyFrame_LocalsToFast", "PyFrame_FastToLocals", "PyFrame_FastToLocalsWithError", "currentframe",
+    "getouterframes", "getinnerframes", "get_referrers", "get_referents", "get_objects",
+})
+_DRIVER_MODULES = frozenset({"numpy", "time", "os", "sys", "builtins", "io", "threading", "importlib", "ctypes", "gc",
+                             "cupy", "cuda"})
+_PY_MODULE_ATTRS = {("sys", "modules"), ("inspect", "stack"), ("inspect", "trace"), ("builtins", "__dict__")}
+
+
+def _python_route(source: str) -> str | None:
+    """The first way a Python suggestion reaches the driver, or None (or None when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    modules: set[str] = set()  # local names of the modules the driver uses after the suggestion ran
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            if any(a.name == "__main__" for a in node.names):
+                return "imports __main__ (the driver's module)"
+            modules.update((a.asname or a.name).split(".")[0] for a in node.names
+                           if a.name.split(".")[0] in _DRIVER_MODULES)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "__main__":
+                return "imports from __main__ (the driver's module)"
+            if node.module.split(".")[0] in _DRIVER_MODULES:
+                modules.update(a.asname or a.name for a in node.names)
+    name_tests = {id(c) for node in ast.walk(tree) if isinstance(node, ast.Compare)
+                  for c in [node.left, *node.comparators]
+                  if any(isinstance(x, ast.Name) and x.id == "__name__" for x in [node.left, *node.comparators])}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if node.attr in _PY_FRAME_ATTRS:
+                return f"reads the caller's frames or the interpreter's objects ({node.attr})"
+            if isinstance(node.value, ast.Name) and (node.value.id, node.attr) in _PY_MODULE_ATTRS:
+                return f"reaches the driver's module ({node.value.id}.{node.attr})"
+        elif isinstance(node, ast.Name) and node.id in {"__builtins__", "_getframe"}:
+            return f"reaches the interpreter's internals ({node.id})"
+        elif isinstance(node, ast.Constant) and node.value == "__main__" and id(node) not in name_tests:
+            return "reaches __main__ (the driver's module)"
+        targets = []
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"setattr", "delattr"} \
+                and node.args and isinstance(node.args[0], (ast.Name, ast.Attribute)):
+            name = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else "..."
+            targets = [ast.Attribute(value=node.args[0], attr=str(name))]
+        for target in targets:
+            root = target
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
+                return f"replaces an attribute of the module {root.id} ({ast.unparse(target)})"
+    return None
+
+
+def route(source: str, lang: str) -> str | None:
+    """How the suggestion reaches into the driver (a sentence), or None."""
+    rules = _ANY + (_COMPILED if lang in ("cpp", "fortran") else []) + (_CPP if lang == "cpp" else [])
+    text = _C_COMMENT.sub(" ", source) if lang == "cpp" else _F_COMMENT.sub(" ", source) if lang == "fortran" \
+        else source
+    for pattern, what in rules:
+        found = pattern.search(text)
+        if found:
+            return what.format(found.group(0))
+    return _python_route(source) if lang == "python" else None
+
+
+@check("driver access")
+def reaches_no_driver(job: Job) -> Evaluation | None:
+    for path in sorted(job.workdir.glob("kernel.*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        what = route(path.read_text(errors="replace"), job.lang.id)
+        if what:
+            return job.verdict(Verdict.wrong_result, f"the suggestion {what} (driver tampering)")
+    return None
