@@ -40,9 +40,12 @@ def csr_from_coo(n, rows, cols, vals):
     return row_ptr, cols[order], vals[order]
 
 
-def poisson3d(nx, ny, nz, rng=None):
+def poisson3d(nx, ny, nz, rng=None, laplacian=False):
     """7-point stencil, Dirichlet boundaries, x-fastest grid order. With rng: random symmetric edge weights and a
-    random positive diagonal shift; without: the plain Laplacian (6 on the diagonal, -1 off it)."""
+    random positive diagonal shift; without: the plain Laplacian (6 on the diagonal, -1 off it). `laplacian` (with
+    rng): no shift, the diagonal is the sum of the node's six edge weights, those to the boundary included: a
+    weighted Laplacian as ill-conditioned as the plain one (CG needs about as many iterations), which no constant
+    stencil reproduces (the timing size's matrix)."""
     n = nx * ny * nz
     i = np.arange(n, dtype=np.int64)
     ix, iy, iz = i % nx, (i // nx) % ny, i // (nx * ny)
@@ -64,7 +67,7 @@ def poisson3d(nx, ny, nz, rng=None):
         diag = np.full(n, 6.0)
     else:
         rowsum = sum(np.where(ok, -v, 0.0) for _, ok, v in offdiag)
-        diag = rowsum + rng.uniform(0.05, 1.0, n)
+        diag = sum(-v for _, _, v in offdiag) if laplacian else rowsum + rng.uniform(0.05, 1.0, n)
     entries = offdiag[:3] + [(0, np.ones(n, bool), diag)] + offdiag[3:]
     cols = np.stack([i + off for off, _, _ in entries], axis=1)
     valid = np.stack([ok for _, ok, _ in entries], axis=1)
@@ -100,7 +103,7 @@ def random_spd(n, density_pct, rng):
 def make_inputs(size, rng, dtype):
     if "nx" in size:
         row_ptr, col_idx, values = poisson3d(size["nx"], size["ny"], size["nz"],
-                                             rng if size.get("weighted", 0) else None)
+                                             rng if size.get("weighted", 0) else None, bool(size.get("laplacian", 0)))
     else:
         row_ptr, col_idx, values = random_spd(size["n"], size["density_pct"], rng)
     n = row_ptr.size - 1

@@ -6,7 +6,12 @@ Sizes are dicts of ints that select a matrix family:
                                  one long "hub" row); empty_pct percent of the rows are empty, and then the
                                  first and last rows are always among them (the classic np.add.reduceat and
                                  row_ptr[i+1] off-by-one traps)
-  {nx, ny, nz}                   3D Poisson 7-point matrix (diagonal 6, neighbours -1), n = nx*ny*nz
+  {nx, ny, nz}                   the 3D 7-point stencil's pattern, n = nx*ny*nz, with random values (the
+                                 Poisson matrix's 6 and -1 times uniform [0.5, 1.5)) and about one row in 64
+                                 rewired: one neighbour column replaced by a random column that the row does not
+                                 hold (same nnz, columns still sorted). Each input set draws its own, so a kernel
+                                 cannot take the values for constants or the columns for the stencil's: it must
+                                 read both, as for any matrix, at the timing size too.
 """
 
 import numpy as np
@@ -55,9 +60,33 @@ def random_irregular(n, density_pct, empty_pct, rng):
     return csr_from_coo(n, rows, cols, vals)
 
 
+def randomised_stencil(nx, ny, nz, rng):
+    """The 7-point pattern with random values and a few rows rewired (see the module's docstring)."""
+    row_ptr, col_idx, values = poisson3d(nx, ny, nz)
+    n, nnz = row_ptr.size - 1, col_idx.size
+    values = values * rng.uniform(0.5, 1.5, nnz)
+    if n < 2:
+        return row_ptr, col_idx, values
+    col_idx = col_idx.copy()
+    for row in np.flatnonzero(rng.random(n) < 1.0 / 64):
+        lo, hi = row_ptr[row], row_ptr[row + 1]
+        own = col_idx[lo:hi]
+        neighbours = np.flatnonzero(own != row)
+        if neighbours.size == 0 or own.size >= n:
+            continue
+        new = int(rng.integers(n))
+        while new in own:
+            new = int(rng.integers(n))
+        own = own.copy()
+        own[neighbours[rng.integers(neighbours.size)]] = new
+        order = np.argsort(own, kind="stable")
+        col_idx[lo:hi], values[lo:hi] = own[order], values[lo:hi][order]
+    return row_ptr, col_idx, values
+
+
 def make_inputs(size, rng, dtype):
     if "nx" in size:
-        row_ptr, col_idx, values = poisson3d(size["nx"], size["ny"], size["nz"])
+        row_ptr, col_idx, values = randomised_stencil(size["nx"], size["ny"], size["nz"], rng)
     else:
         row_ptr, col_idx, values = random_irregular(size["n"], size["density_pct"], size.get("empty_pct", 0), rng)
     n = row_ptr.size - 1

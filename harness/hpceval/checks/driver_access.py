@@ -45,6 +45,7 @@ _CPP = [
 ]
 _C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _F_COMMENT = re.compile(r"![^\n]*")
+_F_WRAPPER = re.compile(r"^\s*(?:end\s+)?module\s+hpceval_kernel\s*$", re.I | re.M)  # bind.fortran_kernel_source's
 _PY_FRAME_ATTRS = frozenset({
     "_getframe", "f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
     "PyFrame_LocalsToFast", "PyFrame_FastToLocals", "PyFrame_FastToLocalsWithError", "currentframe",
@@ -107,8 +108,8 @@ def _python_route(source: str) -> str | None:
 def route(source: str, lang: str) -> str | None:
     """How the suggestion reaches into the driver (a sentence), or None."""
     rules = _ANY + (_COMPILED if lang in ("cpp", "fortran") else []) + (_CPP if lang == "cpp" else [])
-    text = _C_COMMENT.sub(" ", source) if lang == "cpp" else _F_COMMENT.sub(" ", source) if lang == "fortran" \
-        else source
+    text = _C_COMMENT.sub(" ", source) if lang == "cpp" else \
+        _F_WRAPPER.sub(" ", _F_COMMENT.sub(" ", source)) if lang == "fortran" else source
     for pattern, what in rules:
         found = pattern.search(text)
         if found:
