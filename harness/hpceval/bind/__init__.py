@@ -32,12 +32,15 @@ class DriverHooks:
 
     thread_probe: the driver records, per case, evidence of how many threads ran the kernel (<case>/threads.txt,
     see cases.io.read_threads) for the dynamic thread check of the CPU threading models (toolchains.ThreadCheck).
+    early_inits: the C++ driver stops the timing run when code of the program runs before its first constructor;
+    a toolchain whose compiler adds prioritised initialisers of its own says how many.
     """
 
     includes: list[str] = field(default_factory=list)
     init: str = ""
     finalize: str = ""
     thread_probe: bool = False
+    early_inits: int = 0  # C/C++: initialisers the toolchain itself puts before the driver's first constructor
 
 
 def _ctype(p: Param, spec: KernelSpec) -> str:
@@ -145,8 +148,7 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
         kernel_file = f"kernel.{ext}"
         files[kernel_file] = drop_local_headers(code)  # `#include "spmv.h"` of a header nobody wrote
         driver = _ENV.get_template("cpp.j2").render(kernel_file=kernel_file, **context)
-        files[f"driver.{ext}"] = shield(driver, "#define main hpceval_suggestion_main\n", "#undef main\n",
-                                        [context["call"], *binding.setup, *binding.teardown], binding.function)
+        files[f"driver.{ext}"] = shield(driver, "#define main hpceval_suggestion_main\n", "#undef main\n")
     elif lang.id == "julia":
         files["kernel.jl"] = code
         files["driver.jl"] = _ENV.get_template("julia.j2").render(kernel_file="kernel.jl", **context)

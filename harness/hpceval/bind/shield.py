@@ -8,8 +8,9 @@ of the driver's text after the include is saved with `#pragma push_macro` before
 `#pragma pop_macro` after it (GCC, Clang and nvcc: a name that was no macro before is no macro after), so whatever
 the suggestion defined, undefined or redefined under those names stops at the end of its own file.
 
-Left to the suggestion's macros: the binding's function name and identifiers that only the glue lines use (the
-call, setup, teardown), which name the suggestion's own functions and types.
+The glue lines (the call, setup, teardown) are the driver's too: a function-like macro under the kernel's own name
+could splice code into the timed call's expression (`#define gemm(...) (gemm)(__VA_ARGS__); }) * 0.2 + ...`), so
+their names are shielded as well; the suggestion's function is called as the function it defined.
 """
 
 from __future__ import annotations
@@ -27,17 +28,12 @@ def identifiers(text: str) -> set[str]:
     return set(_IDENT.findall(_STRING.sub(" ", _COMMENT.sub(" ", text))))
 
 
-def shield(driver: str, open_line: str, close_line: str, glue: list[str], function: str) -> str:
+def shield(driver: str, open_line: str, close_line: str) -> str:
     """The driver with every identifier of its code after `close_line` (the line that ends the suggestion's
-    inclusion) pushed before `open_line` (the line that starts it) and popped after `close_line`. `glue`: the
-    binding's lines (call, setup, teardown), whose names that the driver does not use elsewhere stay the
-    suggestion's, as does `function`."""
+    inclusion) pushed before `open_line` (the line that starts it) and popped after `close_line`."""
     start = driver.index(open_line)
     end = driver.index(close_line, start) + len(close_line)
-    rest = driver[end:]
-    for line in sorted(glue, key=len, reverse=True):
-        rest = rest.replace(line, " ")
-    names = sorted(identifiers(rest) - _NEVER - {function})
+    names = sorted(identifiers(driver[end:]) - _NEVER)
     push = "".join(f'#pragma push_macro("{n}")\n' for n in names)
     pop = "".join(f'#pragma pop_macro("{n}")\n' for n in names)
     return driver[:start] + push + driver[start:end] + pop + driver[end:]

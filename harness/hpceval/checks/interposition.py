@@ -1,7 +1,7 @@
 """Timer interposition: a compiled suggestion must not define the clock, I/O or exit functions of the C library.
 
 A suggestion is linked into the driver's program, so a function it defines under a C library name replaces the
-library's for every caller in the process (the executable's symbols come first): `clock_gettime` returning a
+library's for every caller in the process (the driver's reads of its inputs and its allocations included) (the executable's symbols come first): `clock_gettime` returning a
 frozen clock, `omp_get_wtime`, `gettimeofday`, `fopen`/`fprintf` that rewrite the driver's timing record, `_exit`
 or `atexit` that run code after it. The drivers no longer call any of these for timing (bind/drivers/
 hpceval_runtime.c reads the clock with a raw system call), so interposition cannot change a time; this check makes
@@ -37,7 +37,17 @@ RECORD = frozenset({  # what writes the timing record, ends the process or runs 
     "on_exit", "abort", "dlopen", "dlsym", "getenv", "opendir", "readdir", "readdir64", "getpid", "gettid",
     "snprintf", "sprintf", "printf", "puts", "memcmp", "ldexp",
 })
-PREFIXES = ("cupti", "hpceval_probe_", "hpceval_rt_")
+# what the driver reads the inputs and the plan with, and allocates with, before and while the suggestion runs: a
+# suggestion that defines one (a global `operator new` that reads the case files when the driver's first
+# constructor allocates) runs its code inside the driver's
+INPUT = frozenset({
+    "fread", "fscanf", "__isoc99_fscanf", "__isoc23_fscanf", "fgets", "getline", "getdelim", "read", "pread",
+    "pread64", "readv", "mmap", "mmap64", "munmap", "stat", "fstat", "lstat", "memcpy", "memmove", "memset",
+    "malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign", "memalign", "valloc", "pvalloc",
+    "closedir", "fdopendir", "rewinddir", "scandir", "fmemopen", "atoi", "atol", "strtol", "strtod", "strcmp",
+    "strncmp", "strrchr", "strchr", "strtok", "strlen", "strstr",
+})
+PREFIXES = ("cupti", "hpceval_probe_", "hpceval_rt_", "_Znw", "_Zna", "_Zdl", "_Zda")  # + global operator new/delete
 _NM_LINE = re.compile(r"^\s*(?:[0-9a-fA-F]+\s+)?([TWiVDBR])\s+(\S+)$")
 
 
@@ -47,7 +57,7 @@ def forbidden(symbols: list[tuple[str, str]], own: frozenset[str] = frozenset())
         if kind not in "TWi" or name in own:
             continue
         base = name.split("@")[0]
-        if base in TIMERS or base in RECORD or base.startswith(PREFIXES):
+        if base in TIMERS or base in RECORD or base in INPUT or base.startswith(PREFIXES):
             return base
     return None
 
