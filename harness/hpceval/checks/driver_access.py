@@ -8,13 +8,15 @@ route named, instead of a silent no-op, and closes what the drivers cannot see. 
 source:
 
 * any language: a name of the harness (`hpceval...`; C/C++/Fortran: the driver's `hpt_...`), changing page
-  protections (`mprotect`: patching the driver's code) or writing another process's memory (`process_vm_writev`,
-  `/proc/self/mem`);
+  protections (`mprotect`: patching the driver's code), raw system calls (`syscall`) or writing another process's
+  memory (`process_vm_writev`, `/proc/self/mem`);
 * C/C++: running code before the driver's first constructor (a constructor priority, `init_priority`,
   `.preinit_array`/`.init_array`/`.ctors` sections, `ifunc` resolvers);
 * Python: the caller's frames (`sys._getframe`, `inspect.currentframe`/`stack`, `f_back`/`f_locals`/`f_globals`,
   traceback frames, `PyFrame_LocalsToFast`), the driver's module (`__main__` other than in the `__name__ ==
-  "__main__"` test, `sys.modules`), the garbage collector's object lists, and replacing an attribute of an imported
+  "__main__"` test, `sys.modules`), the garbage collector's object lists, functions' insides (`__defaults__`,
+  `__closure__`, `__globals__`, `__code__`), namespaces (`vars(module)`, `__dict__`), names computed at run time
+  (`getattr(sys, "_get" + "frame")`, `import_module("__" + "main__")`), and replacing an attribute of an imported
   module (`np.multiply = ...`, `setattr(time, ...)`): the driver uses those modules after the suggestion has run.
 
 Nothing here is in a kernel that computes its result: every name above is about the harness or the process, not
@@ -33,6 +35,7 @@ _ANY = [
     (re.compile(r"hpceval", re.I), "names the harness ({})"),
     (re.compile(r"\b(?:pkey_)?mprotect\b"), "changes page protections ({}: patching code)"),
     (re.compile(r"process_vm_writev|/proc/self/mem|/proc/\w+/mem\b"), "writes process memory ({})"),
+    (re.compile(r"\bsyscall\b"), "makes raw system calls ({}: the driver's clock is one)"),
 ]
 _COMPILED = [
     (re.compile(r"\bhpt_\w+", re.I), "names the driver's variable {}"),
@@ -50,7 +53,10 @@ _PY_FRAME_ATTRS = frozenset({
     "_getframe", "f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
     "PyFrame_LocalsToFast", "PyFrame_FastToLocals", "PyFrame_FastToLocalsWithError", "currentframe",
     "getouterframes", "getinnerframes", "get_referrers", "get_referents", "get_objects",
+    "__defaults__", "__kwdefaults__", "__code__", "__closure__", "__globals__", "cell_contents", "pythonapi",
+    "__dict__",
 })
+_COMPUTED = {"getattr", "setattr", "delattr", "hasattr", "__import__", "import_module"}  # only with a literal name
 _DRIVER_MODULES = frozenset({"numpy", "time", "os", "sys", "builtins", "io", "threading", "importlib", "ctypes", "gc",
                              "cupy", "cuda"})
 _PY_MODULE_ATTRS = {("sys", "modules"), ("inspect", "stack"), ("inspect", "trace"), ("builtins", "__dict__")}
@@ -83,6 +89,14 @@ def _python_route(source: str) -> str | None:
                 return f"reads the caller's frames or the interpreter's objects ({node.attr})"
             if isinstance(node.value, ast.Name) and (node.value.id, node.attr) in _PY_MODULE_ATTRS:
                 return f"reaches the driver's module ({node.value.id}.{node.attr})"
+        elif isinstance(node, ast.Call) and _called(node) in _COMPUTED:
+            index = 0 if _called(node) in {"__import__", "import_module"} else 1
+            if len(node.args) <= index or not isinstance(node.args[index], ast.Constant):
+                return f"names what it reaches by a computed name ({_called(node)})"
+            if _called(node) == "vars" or (index == 0 and node.args[0].value == "__main__"):
+                return "reaches __main__ (the driver's module)"
+        elif isinstance(node, ast.Call) and _called(node) == "vars" and node.args:
+            return "reaches a module's namespace (vars)"
         elif isinstance(node, ast.Name) and node.id in {"__builtins__", "_getframe"}:
             return f"reaches the interpreter's internals ({node.id})"
         elif isinstance(node, ast.Constant) and node.value == "__main__" and id(node) not in name_tests:
@@ -103,6 +117,12 @@ def _python_route(source: str) -> str | None:
             if isinstance(target, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
                 return f"replaces an attribute of the module {root.id} ({ast.unparse(target)})"
     return None
+
+
+def _called(call: ast.Call) -> str:
+    """The name a call calls (`getattr`, `importlib.import_module` -> `import_module`)."""
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def route(source: str, lang: str) -> str | None:
