@@ -32,15 +32,12 @@ class DriverHooks:
 
     thread_probe: the driver records, per case, evidence of how many threads ran the kernel (<case>/threads.txt,
     see cases.io.read_threads) for the dynamic thread check of the CPU threading models (toolchains.ThreadCheck).
-    early_inits: the C++ driver stops the timing run when code of the program runs before its first constructor;
-    a toolchain whose compiler adds prioritised initialisers of its own says how many.
     """
 
     includes: list[str] = field(default_factory=list)
     init: str = ""
     finalize: str = ""
     thread_probe: bool = False
-    early_inits: int = 0  # C/C++: initialisers the toolchain itself puts before the driver's first constructor
 
 
 def _ctype(p: Param, spec: KernelSpec) -> str:

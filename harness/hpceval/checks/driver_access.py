@@ -3,8 +3,9 @@
 The driver and the suggestion share a process (and, in C/C++, a translation unit), so a suggestion can in principle
 reach anything the driver holds. The drivers make the usual routes harmless (the clock bound before the suggestion
 loads, a raw clock system call, macros of the suggestion undone after its file, a first constructor that reads and
-removes the inputs and stops the run when code ran before it); this check makes an attempt a verdict, with the
-route named, instead of a silent no-op, and closes what the drivers cannot see. Refused, in the suggestion's
+removes the inputs); this check makes an attempt a verdict, with the route named, instead of a silent no-op, and
+closes what the drivers cannot see (code that runs before that constructor: the order of a program's initialisers
+differs between compilers, so the driver cannot tell the suggestion's from the toolchain's at run time). Refused, in the suggestion's
 source:
 
 * any language: a name of the harness (`hpceval...`; C/C++/Fortran: the driver's `hpt_...`), changing page

@@ -4,7 +4,6 @@ import os
 import shutil
 from pathlib import Path
 
-from hpceval.bind import DriverHooks
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import CompiledToolchain, SecondRun
 
@@ -17,11 +16,6 @@ class ClangOffload(CompiledToolchain):
     base_flags = ("-O2", "-std=c++17", "-w")
     sources = ("driver.cpp",)
     install_hint = "apt-get install --no-install-recommends clang-16 libomp-16-dev clang-tools-16"
-
-    def hooks(self, model: ProgrammingModel) -> DriverHooks:
-        hooks = super().hooks(model)
-        hooks.early_inits = 2  # clang's .omp_offloading.requires_reg and .omp_offloading.descriptor_reg
-        return hooks
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         # MANDATORY: a target region that cannot be offloaded is an error, never a silent host run.
