@@ -31,7 +31,8 @@ Layout of the timing case c0 (besides cases/io.write_cases' scalars.txt and set 
                               then per call "<set> <exponent> <full>"
     c0/s<j>/<name>.bin        the input arrays (in and inout) of set j >= 1
     c0/timing.txt  (driver)   "hpceval-timing <nonce>", per call "call <k> <seconds> <fingerprint per output>",
-                              "live <k> <what>" or "changed <k>" where work continued after call k returned
+                              "live <k> <what>" or "changed <k>" where work continued after call k returned,
+                              "early <k> <what>" where other threads worked while call k's inputs were written
                               (the driver stops there), then "end <nonce>"
     c0/out_<name>.<k>.bin     (driver) the outputs of call k, for the calls marked full
 """
@@ -371,6 +372,7 @@ class TimingRecord:
     times: list[float] = field(default_factory=list)
     fingerprints: list[list[float]] = field(default_factory=list)
     live: tuple[int, str] | None = None
+    early: tuple[int, str] | None = None  # C/C++/Fortran: threads worked while the driver wrote call k's inputs
     problem: str | None = None  # the record is missing, forged or malformed (the evidence)
 
 
@@ -406,11 +408,14 @@ def read_record(workdir: Path, plan: TimingPlan) -> TimingRecord:
                 what = " ".join(words[2:]) if words[0] == "live" else "the outputs changed after the call returned"
                 record.live = (int(words[1]), what)
                 continue
+            if words[0] == "early":
+                record.early = (int(words[1]), " ".join(words[2:]))
+                continue
         except (ValueError, IndexError):
             pass
         record.problem = f"the timing record c0/timing.txt has a malformed line: {' '.join(words)[:120]}"
         return record
-    if record.live is None and len(record.times) != len(plan.calls):
+    if record.live is None and record.early is None and len(record.times) != len(plan.calls):
         record.problem = (f"the timing record c0/timing.txt has {len(record.times)} calls, the plan "
                           f"{len(plan.calls)}")
     return record

@@ -65,6 +65,10 @@ def timed(job: Job) -> Evaluation | None:
         k, what = record.live
         return job.verdict(Verdict.wrong_model, f"work continued after the call returned ({plan.describe(k)}: {what})",
                            failed_size=plan.label)
+    if record.early:
+        k, what = record.early
+        return job.verdict(Verdict.wrong_model, f"work done before the call started ({plan.describe(k)}: {what})",
+                           failed_size=plan.label)
     checked = check_calls(job.workdir, job.spec, job.lang, plan, record)
     if not checked.ok:
         return job.verdict(Verdict.wrong_result, checked.detail, failed_size=plan.label,

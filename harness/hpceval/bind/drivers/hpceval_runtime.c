@@ -215,9 +215,47 @@ static int hpceval_rt_in(int x, const int *set, int n) {
   return 0;
 }
 
-/* before each call: what exists now is not the call's */
+/* CPU time so far of every thread of the process but the calling one (ns; schedstat) */
+static long long hpceval_rt_others_cpu_ns(void) {
+  const int me = (int)hpceval_rt_syscall3(SYS_gettid, 0, 0, 0);
+  long long sum = 0;
+  char path[64];
+  DIR *d = opendir("/proc/self/task");
+  if (!d) return 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    int tid = atoi(e->d_name);
+    if (tid <= 0 || tid == me) continue;
+    snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", tid);
+    long long ns = hpceval_rt_cpu_ns(path);
+    if (ns > 0) sum += ns;
+  }
+  closedir(d);
+  return sum;
+}
+static long long hpceval_rt_window_cpu, hpceval_rt_window_t0;
+
+/* before each call, before the driver writes its inputs: what exists now is not the call's; and how much CPU
+ * time the other threads have had so far */
 HPCEVAL_RT void hpceval_rt_before_call(void) {
   hpceval_rt_list(hpceval_rt_tids, &hpceval_rt_ntids, hpceval_rt_pids, &hpceval_rt_npids);
+  hpceval_rt_window_t0 = hpceval_rt_now_ns();
+  hpceval_rt_window_cpu = hpceval_rt_others_cpu_ns();
+}
+
+/* once the inputs are written, right before the call: 1 (and what, in `why`) when other threads of the program
+ * worked while the driver wrote them, i.e. at least 1 ms of CPU and half a core on average (a helper that
+ * computes the next result as the inputs appear, work done before the clock starts). OpenMP pools sleep between
+ * calls (OMP_WAIT_POLICY=passive, KMP_BLOCKTIME=0), so an honest program's other threads are idle then. */
+HPCEVAL_RT int hpceval_rt_inputs_placed(char *why, int len) {
+  const long long cpu = hpceval_rt_others_cpu_ns() - hpceval_rt_window_cpu;
+  const long long wall = hpceval_rt_now_ns() - hpceval_rt_window_t0;
+  if (why && len > 0) why[0] = 0;
+  if (cpu < 1000000 || 2 * cpu < wall) return 0;
+  if (why && len > 0)
+    snprintf(why, (size_t)len, "other threads of the program spent %.1f ms on a CPU while the driver wrote the "
+             "call's inputs (%.1f ms)", cpu * 1e-6, wall * 1e-6);
+  return 1;
 }
 
 /* busy[c] = 2 when candidate c spent >= 0.15 ms on a CPU in a 3 ms window starting `settle_us` from now (or,
