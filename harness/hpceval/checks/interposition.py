@@ -47,7 +47,9 @@ INPUT = frozenset({
     "closedir", "fdopendir", "rewinddir", "scandir", "fmemopen", "atoi", "atol", "strtol", "strtod", "strcmp",
     "strncmp", "strrchr", "strchr", "strtok", "strlen", "strstr",
 })
-PREFIXES = ("cupti", "hpceval_probe_", "hpceval_rt_", "_Znw", "_Zna", "_Zdl", "_Zda")  # + global operator new/delete
+PREFIXES = ("cupti", "hpceval_probe_", "hpceval_rt_", "_Znw", "_Zna", "_Zdl", "_Zda",  # + global operator new/delete
+            "__cxa_", "_Unwind_", "__gxx_")  # the C++ runtime's (static-local guards, exceptions, exit handlers)
+STD = ("_ZNSt", "_ZNKSt", "_ZSt")  # a strong (not template-instantiated) definition in namespace std: a replacement
 _NM_LINE = re.compile(r"^\s*(?:[0-9a-fA-F]+\s+)?([TWiVDBR])\s+(\S+)$")
 
 
@@ -57,7 +59,8 @@ def forbidden(symbols: list[tuple[str, str]], own: frozenset[str] = frozenset())
         if kind not in "TWi" or name in own:
             continue
         base = name.split("@")[0]
-        if base in TIMERS or base in RECORD or base in INPUT or base.startswith(PREFIXES):
+        if base in TIMERS or base in RECORD or base in INPUT or base.startswith(PREFIXES) or \
+                (kind == "T" and base.startswith(STD)):
             return base
     return None
 
