@@ -28,7 +28,11 @@ from hpceval.spec import catalog as load_catalog
 
 CASES = sorted((Path(__file__).parent / "data" / "timing_exploits").glob("*__*__*.*"))
 REFUSED = (Verdict.wrong_result, Verdict.wrong_model, Verdict.runtime_error)
-WHY = re.compile(r"tampering|interposition|timing size|work continued after the call")
+# the route named, or what neutralising it left: a timing-size failure, work outside the call, deferred work that
+# the driver's fingerprint no longer finishes (the outputs unwritten)
+WHY = re.compile(r"tampering|interposition|timing size|work continued after the call|work done before the call|"
+                 r"unwritten or invalid")
+RACES = ("c07",)  # a helper thread that needs a free core while the driver writes the inputs: evaluated alone
 
 
 def _parts(path: Path) -> tuple[str, str, str]:
@@ -45,8 +49,10 @@ def results():
         _, kernel, model = _parts(path)
         return path.name, evaluator.evaluate(path.read_text(), catalog.kernels[kernel], catalog.models[model])
 
+    alone = [p for p in CASES if p.name.startswith(RACES)]
     with ThreadPoolExecutor(max_workers=int(os.environ.get("HPCEVAL_TEST_JOBS", "2"))) as pool:
-        return dict(pool.map(one, CASES))
+        results = dict(pool.map(one, [p for p in CASES if p not in alone]))
+    return {**results, **dict(map(one, alone))}
 
 
 def test_the_cases_are_there():
@@ -72,6 +78,7 @@ def test_a_suggestion_that_reaches_into_the_driver_is_refused(path: Path, result
     ('def f(g):\n    g.__defaults__ = (0,)\n', "python", "__defaults__"),
     ('try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame\n', "python", "tb_frame"),
     ('#define hpceval_timed(k, f) (0.2 * hpceval_timed(k, f))\n', "cpp", "harness"),
+    ('void gemm(int m) {}\n#define gemm(...) (gemm)(__VA_ARGS__) * 0.2\n', "cpp", "its own function's name"),
     ('__attribute__((constructor(100))) static void early() {}\n', "cpp", "constructor(100)"),
     ('static int x __attribute__((init_priority(101)));\n', "cpp", "init_priority"),
     ('__attribute__((section(".preinit_array"))) void (*p)(void) = 0;\n', "cpp", "preinit_array"),
@@ -80,7 +87,7 @@ def test_a_suggestion_that_reaches_into_the_driver_is_refused(path: Path, result
     ("integer :: hpt_secs\n", "fortran", "hpt_secs"),
 ])
 def test_a_route_into_the_driver_is_named(source: str, lang: str, expected: str):
-    found = route(source, lang)
+    found = route(source, lang, "gemm")
     assert found and expected in found, found
 
 
@@ -93,7 +100,7 @@ def test_a_route_into_the_driver_is_named(source: str, lang: str, expected: str)
     ("!$omp parallel do private(j)\ndo i = 1, n\nend do\n", "fortran"),
 ])
 def test_what_a_correct_kernel_writes_is_no_route(source: str, lang: str):
-    assert route(source, lang) is None
+    assert route(source, lang, "gemm") is None
 
 
 def test_the_shield_restores_every_name_the_driver_uses_after_the_suggestion():

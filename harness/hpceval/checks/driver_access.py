@@ -126,9 +126,14 @@ def _called(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
 
 
-def route(source: str, lang: str) -> str | None:
-    """How the suggestion reaches into the driver (a sentence), or None."""
-    rules = _ANY + (_COMPILED if lang in ("cpp", "fortran") else []) + (_CPP if lang == "cpp" else [])
+def route(source: str, lang: str, function: str = "") -> str | None:
+    """How the suggestion reaches into the driver (a sentence), or None. `function`: the bound function's name,
+    which a C/C++ suggestion must not define as a macro (the driver's call would become the macro's text)."""
+    name = function.split("::")[-1]
+    own = [(re.compile(rf"^\s*#\s*define\s+{re.escape(name)}\b", re.M),
+            "defines its own function's name as a macro ({}: the driver's call would run the macro's text)")] \
+        if lang == "cpp" and name else []
+    rules = _ANY + (_COMPILED if lang in ("cpp", "fortran") else []) + (_CPP + own if lang == "cpp" else [])
     text = _C_COMMENT.sub(" ", source) if lang == "cpp" else \
         _F_WRAPPER.sub(" ", _F_COMMENT.sub(" ", source)) if lang == "fortran" else source
     for pattern, what in rules:
@@ -143,7 +148,7 @@ def reaches_no_driver(job: Job) -> Evaluation | None:
     for path in sorted(job.workdir.glob("kernel.*")):
         if not path.is_file() or path.is_symlink():
             continue
-        what = route(path.read_text(errors="replace"), job.lang.id)
+        what = route(path.read_text(errors="replace"), job.lang.id, job.function)
         if what:
             return job.verdict(Verdict.wrong_result, f"the suggestion {what} (driver tampering)")
     return None
