@@ -77,7 +77,7 @@ def test_a_suggestion_that_reaches_into_the_driver_is_refused(path: Path, result
     ('import numpy as np\nvars(np)["dot"] = None\n', "python", "vars"),
     ('def f(g):\n    g.__defaults__ = (0,)\n', "python", "__defaults__"),
     ('try:\n    1 / 0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame\n', "python", "tb_frame"),
-    ('#define hpceval_timed(k, f) (0.2 * hpceval_timed(k, f))\n', "cpp", "harness"),
+    ('#define hpceval_timed(k, f) (0.2 * hpceval_timed(k, f))\n', "cpp", "hpceval_timed"),
     ('void gemm(int m) {}\n#define gemm(...) (gemm)(__VA_ARGS__) * 0.2\n', "cpp", "its own function's name"),
     ('__attribute__((constructor(100))) static void early() {}\n', "cpp", "constructor(100)"),
     ('static int x __attribute__((init_priority(101)));\n', "cpp", "init_priority"),

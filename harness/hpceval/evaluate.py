@@ -157,7 +157,7 @@ class Evaluator:
         workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
             return self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
-                                   binding.mapping, binding.function)
+                                   binding.mapping, binding.function, code)
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
@@ -166,7 +166,7 @@ class Evaluator:
 
     def _run_checks(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
                     toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str],
-                    function: str = "") -> Evaluation:
+                    function: str = "", suggestion: str = "") -> Evaluation:
         for name, text in {**toolchain.unit_files(model), **files}.items():
             (workdir / name).write_text(text)
         adjust = toolchain.job_adjustments(spec, model, code)
@@ -175,7 +175,7 @@ class Evaluator:
                   toolchain=toolchain, code=code, mapping=mapping, env={**env, **adjust.env} if adjust else env,
                   build_limits=self.build_limits, run_limits=adjusted_limits(self.run_limits, adjust), seed=self.seed,
                   timing_wanted=self.timing, runner=self._runner(toolchain), base=base, adjust=adjust,
-                  function=function)
+                  function=function, suggestion=suggestion)
         job.note(adjust.note if adjust else "")
         vendor = _vendor_libraries(model, code)
         for step in CHECKS:

@@ -31,9 +31,8 @@ Layout of the timing case c0 (besides cases/io.write_cases' scalars.txt and set 
                               then per call "<set> <exponent> <full>"
     c0/s<j>/<name>.bin        the input arrays (in and inout) of set j >= 1
     c0/timing.txt  (driver)   "hpceval-timing <nonce>", per call "call <k> <seconds> <fingerprint per output>",
-                              "live <k> <what>" or "changed <k>" where work continued after call k returned,
-                              "early <k> <what>" where other threads worked while call k's inputs were written
-                              (the driver stops there), then "end <nonce>"
+                              "live <k> <what>"/"changed <k>" (work continued after call k returned) or
+                              "early <k> <what>" (threads worked as its inputs were written), then "end <nonce>"
     c0/out_<name>.<k>.bin     (driver) the outputs of call k, for the calls marked full
 """
 

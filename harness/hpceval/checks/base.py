@@ -44,6 +44,7 @@ class Job:
     base: dict[str, Any]  # toolchain, version, image, device, variant: copied into every Evaluation
     adjust: JobAdjust | None = None
     function: str = ""  # the bound function's name in the suggestion (C++: possibly qualified)
+    suggestion: str = ""  # the suggestion as given (before the harness's glue and wrappers)
     cases: list[Case] = field(default_factory=list)
     build_s: float = 0.0
     run_s: float | None = None

@@ -8,7 +8,8 @@ closes what the drivers cannot see (code that runs before that constructor: the 
 differs between compilers, so the driver cannot tell the suggestion's from the toolchain's at run time). Refused, in the suggestion's
 source:
 
-* any language: a name of the harness (`hpceval...`; C/C++/Fortran: the driver's `hpt_...`), changing page
+* any language: a name the driver defines or uses (`hpceval_timed`, `hpceval_rt_now_ns`, `hpt_secs`, taken
+  from the driver templates), changing page
   protections (`mprotect`: patching the driver's code), raw system calls (`syscall`) or writing another process's
   memory (`process_vm_writev`, `/proc/self/mem`);
 * C/C++: running code before the driver's first constructor (a constructor priority, `init_priority`,
@@ -31,15 +32,23 @@ import re
 
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
+from hpceval.paths import DRIVERS_DIR
+
+
+def _driver_names() -> re.Pattern:
+    """The names the drivers define or use (hpceval_timed, hpceval_rt_now_ns, hpt_secs, ...), from the templates
+    themselves: a suggestion that writes one targets the driver (a marker of its own that merely starts with
+    `hpceval` does not)."""
+    text = "\n".join(path.read_text() for path in sorted(DRIVERS_DIR.iterdir()) if path.is_file())
+    names = sorted(set(re.findall(r"\b(?:hpceval|HPCEVAL|hpt|hp)_\w+", text)), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.I)
+
 
 _ANY = [
-    (re.compile(r"hpceval", re.I), "names the harness ({})"),
+    (_driver_names(), "names the driver's {}"),
     (re.compile(r"\b(?:pkey_)?mprotect\b"), "changes page protections ({}: patching code)"),
     (re.compile(r"process_vm_writev|/proc/self/mem|/proc/\w+/mem\b"), "writes process memory ({})"),
     (re.compile(r"\bsyscall\b"), "makes raw system calls ({}: the driver's clock is one)"),
-]
-_COMPILED = [
-    (re.compile(r"\bhpt_\w+", re.I), "names the driver's variable {}"),
 ]
 _CPP = [
     (re.compile(r"\b(?:pre)?init_array\b|\.ctors\b|\binit_priority\b|\bifunc\b"),
@@ -49,7 +58,6 @@ _CPP = [
 ]
 _C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _F_COMMENT = re.compile(r"![^\n]*")
-_F_WRAPPER = re.compile(r"^\s*(?:end\s+)?module\s+hpceval_kernel\s*$", re.I | re.M)  # bind.fortran_kernel_source's
 _PY_FRAME_ATTRS = frozenset({
     "_getframe", "f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
     "PyFrame_LocalsToFast", "PyFrame_FastToLocals", "PyFrame_FastToLocalsWithError", "currentframe",
@@ -133,9 +141,9 @@ def route(source: str, lang: str, function: str = "") -> str | None:
     own = [(re.compile(rf"^\s*#\s*define\s+{re.escape(name)}\b", re.M),
             "defines its own function's name as a macro ({}: the driver's call would run the macro's text)")] \
         if lang == "cpp" and name else []
-    rules = _ANY + (_COMPILED if lang in ("cpp", "fortran") else []) + (_CPP + own if lang == "cpp" else [])
-    text = _C_COMMENT.sub(" ", source) if lang == "cpp" else \
-        _F_WRAPPER.sub(" ", _F_COMMENT.sub(" ", source)) if lang == "fortran" else source
+    rules = _ANY + (_CPP + own if lang == "cpp" else [])
+    text = _C_COMMENT.sub(" ", source) if lang == "cpp" else _F_COMMENT.sub(" ", source) if lang == "fortran" \
+        else source
     for pattern, what in rules:
         found = pattern.search(text)
         if found:
@@ -145,10 +153,8 @@ def route(source: str, lang: str, function: str = "") -> str | None:
 
 @check("driver access")
 def reaches_no_driver(job: Job) -> Evaluation | None:
-    for path in sorted(job.workdir.glob("kernel.*")):
-        if not path.is_file() or path.is_symlink():
-            continue
-        what = route(path.read_text(errors="replace"), job.lang.id, job.function)
-        if what:
-            return job.verdict(Verdict.wrong_result, f"the suggestion {what} (driver tampering)")
+    """The suggestion as given: the harness's own glue (Kokkos launchers, the Fortran module wrapper) is not its."""
+    what = route(job.suggestion, job.lang.id, job.function)
+    if what:
+        return job.verdict(Verdict.wrong_result, f"the suggestion {what} (driver tampering)")
     return None

@@ -244,14 +244,14 @@ HPCEVAL_RT void hpceval_rt_before_call(void) {
 }
 
 /* once the inputs are written, right before the call: 1 (and what, in `why`) when other threads of the program
- * worked while the driver wrote them, i.e. at least 1 ms of CPU and half a core on average (a helper that
+ * worked while the driver wrote them, i.e. at least 0.5 ms of CPU and a tenth of a core on average (a helper that
  * computes the next result as the inputs appear, work done before the clock starts). OpenMP pools sleep between
  * calls (OMP_WAIT_POLICY=passive, KMP_BLOCKTIME=0), so an honest program's other threads are idle then. */
 HPCEVAL_RT int hpceval_rt_inputs_placed(char *why, int len) {
   const long long cpu = hpceval_rt_others_cpu_ns() - hpceval_rt_window_cpu;
   const long long wall = hpceval_rt_now_ns() - hpceval_rt_window_t0;
   if (why && len > 0) why[0] = 0;
-  if (cpu < 1000000 || 2 * cpu < wall) return 0;
+  if (cpu < 500000 || 10 * cpu < wall) return 0;
   if (why && len > 0)
     snprintf(why, (size_t)len, "other threads of the program spent %.1f ms on a CPU while the driver wrote the "
              "call's inputs (%.1f ms)", cpu * 1e-6, wall * 1e-6);
