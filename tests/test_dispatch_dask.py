@@ -112,3 +112,23 @@ def test_job_that_crashes_two_workers_is_infra_error() -> None:
         dispatcher.evaluate(evaluator, [job], lambda key, ev: results.append((key, ev)))
     assert len(results) == 1 and results[0][1].verdict.value == "infra_error"
     assert "crashed 2 Dask workers" in results[0][1].evidence
+
+
+def test_a_local_cluster_whose_worker_dies_while_it_starts_is_started_again(monkeypatch) -> None:
+    """A worker process killed (or out of memory) before it registered fails the LocalCluster's start ("Nanny
+    failed to start"); the dispatcher starts it once more instead of ending the run."""
+    import hpceval.dispatch.dask as dispatch_dask
+
+    real, calls = dispatch_dask.LocalCluster, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("Nanny failed to start.")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dispatch_dask, "LocalCluster", flaky)
+    with dispatch_dask.DaskDispatcher(workers=1, announce=lambda line: None) as dispatcher:
+        client = dispatcher.start()
+        assert len(client.scheduler_info()["workers"]) == 1
+    assert len(calls) == 2

@@ -88,11 +88,7 @@ class DaskDispatcher:
                 self.cluster = start_cluster(self.kind, self.config or ClusterConfig(), probe)
                 self.client = Client(self.cluster)
             else:
-                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                            silence_logs=logging.ERROR, dashboard_address=":0", preload=[PRELOAD],
-                                            env=probe)
-                self.client = Client(self.cluster)
-                self.client.wait_for_workers(self.workers, timeout=120)
+                self._start_local(probe)
             if self.scheduler_address:
                 self.client.wait_for_workers(1, timeout=120)
             if self.scheduler_address:  # workers started without the preload advertise through the plugin
@@ -107,6 +103,28 @@ class DaskDispatcher:
                               f"LocalCluster of {self.workers} workers")
         self.announce(f"Dask ({where}): dashboard {self.dashboard_link()}")
         return self.client
+
+    def _start_local(self, probe: dict[str, str]) -> None:
+        """A LocalCluster of one-thread worker processes; started a second time if a worker process dies while the
+        cluster starts ("Nanny failed to start": killed, or out of memory, before it registered)."""
+        for attempt in range(2):
+            try:
+                self.cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                                            silence_logs=logging.ERROR, dashboard_address=":0", preload=[PRELOAD],
+                                            env=probe)
+                self.client = Client(self.cluster)
+                self.client.wait_for_workers(self.workers, timeout=120)
+                return
+            except Exception:  # noqa: BLE001 - the caller turns the second failure into one line
+                if attempt:
+                    raise
+                for thing in (self.client, self.cluster):
+                    try:
+                        if thing is not None:
+                            thing.close()
+                    except Exception:  # noqa: BLE001 - what is left of the first try: best effort
+                        pass
+                self.client = self.cluster = None
 
     def dashboard_link(self) -> str:
         try:
