@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)  # also checks/driver_access.py
 _STRING = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 _IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
 _NEVER = frozenset({"main", "defined", "__VA_ARGS__", "__has_include"})
@@ -25,7 +25,7 @@ _NEVER = frozenset({"main", "defined", "__VA_ARGS__", "__has_include"})
 
 def identifiers(text: str) -> set[str]:
     """Identifiers of C/C++ text outside comments and string literals."""
-    return set(_IDENT.findall(_STRING.sub(" ", _COMMENT.sub(" ", text))))
+    return set(_IDENT.findall(_STRING.sub(" ", C_COMMENT.sub(" ", text))))
 
 
 def shield(driver: str, open_line: str, close_line: str) -> str:

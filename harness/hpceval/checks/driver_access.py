@@ -5,13 +5,12 @@ reach anything the driver holds. The drivers make the usual routes harmless (the
 loads, a raw clock system call, macros of the suggestion undone after its file, a first constructor that reads and
 removes the inputs); this check makes an attempt a verdict, with the route named, instead of a silent no-op, and
 closes what the drivers cannot see (code that runs before that constructor: the order of a program's initialisers
-differs between compilers, so the driver cannot tell the suggestion's from the toolchain's at run time). Refused, in the suggestion's
-source:
+differs between compilers, so the driver cannot tell the suggestion's from the toolchain's at run time). Refused,
+in the suggestion's source:
 
-* any language: a name the driver defines or uses (`hpceval_timed`, `hpceval_rt_now_ns`, `hpt_secs`, taken
-  from the driver templates), changing page
-  protections (`mprotect`: patching the driver's code), raw system calls (`syscall`) or writing another process's
-  memory (`process_vm_writev`, `/proc/self/mem`);
+* any language: a name the driver defines or uses (`hpceval_timed`, `hpceval_rt_now_ns`, `hpt_secs`, taken from
+  the driver templates), changing page protections (`mprotect`: patching the driver's code), raw system calls
+  (`syscall`) or writing another process's memory (`process_vm_writev`, `/proc/self/mem`);
 * C/C++: running code before the driver's first constructor (a constructor priority, `init_priority`,
   `.preinit_array`/`.init_array`/`.ctors` sections, `ifunc` resolvers);
 * Python: the caller's frames (`sys._getframe`, `inspect.currentframe`/`stack`, `f_back`/`f_locals`/`f_globals`,
@@ -30,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 
+from hpceval.bind.shield import C_COMMENT
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
 from hpceval.paths import DRIVERS_DIR
@@ -56,7 +56,6 @@ _CPP = [
     (re.compile(r"\bconstructor\s*\(\s*[\w(][^)]*\)"), "runs code before the driver's first constructor (a constructor "
                                                 "priority: {})"),
 ]
-_C_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _F_COMMENT = re.compile(r"![^\n]*")
 _PY_FRAME_ATTRS = frozenset({
     "_getframe", "f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
@@ -68,7 +67,7 @@ _PY_FRAME_ATTRS = frozenset({
 _COMPUTED = {"getattr", "setattr", "delattr", "hasattr", "__import__", "import_module"}  # only with a literal name
 _DRIVER_MODULES = frozenset({"numpy", "time", "os", "sys", "builtins", "io", "threading", "importlib", "ctypes", "gc",
                              "cupy", "cuda"})
-_PY_MODULE_ATTRS = {("sys", "modules"), ("inspect", "stack"), ("inspect", "trace"), ("builtins", "__dict__")}
+_PY_MODULE_ATTRS = {("sys", "modules"), ("inspect", "stack"), ("inspect", "trace")}  # (`__dict__`: a frame attr)
 
 
 def _python_route(source: str) -> str | None:
@@ -102,7 +101,7 @@ def _python_route(source: str) -> str | None:
             index = 0 if _called(node) in {"__import__", "import_module"} else 1
             if len(node.args) <= index or not isinstance(node.args[index], ast.Constant):
                 return f"names what it reaches by a computed name ({_called(node)})"
-            if _called(node) == "vars" or (index == 0 and node.args[0].value == "__main__"):
+            if index == 0 and node.args[0].value == "__main__":
                 return "reaches __main__ (the driver's module)"
         elif isinstance(node, ast.Call) and _called(node) == "vars" and node.args:
             return "reaches a module's namespace (vars)"
@@ -142,7 +141,7 @@ def route(source: str, lang: str, function: str = "") -> str | None:
             "defines its own function's name as a macro ({}: the driver's call would run the macro's text)")] \
         if lang == "cpp" and name else []
     rules = _ANY + (_CPP + own if lang == "cpp" else [])
-    text = _C_COMMENT.sub(" ", source) if lang == "cpp" else _F_COMMENT.sub(" ", source) if lang == "fortran" \
+    text = C_COMMENT.sub(" ", source) if lang == "cpp" else _F_COMMENT.sub(" ", source) if lang == "fortran" \
         else source
     for pattern, what in rules:
         found = pattern.search(text)

@@ -1,8 +1,8 @@
 """Timer interposition: a compiled suggestion must not define the clock, I/O or exit functions of the C library.
 
 A suggestion is linked into the driver's program, so a function it defines under a C library name replaces the
-library's for every caller in the process (the driver's reads of its inputs and its allocations included) (the executable's symbols come first): `clock_gettime` returning a
-frozen clock, `omp_get_wtime`, `gettimeofday`, `fopen`/`fprintf` that rewrite the driver's timing record, `_exit`
+library's for every caller in the process (the executable's symbols come first), the driver's reads of its
+inputs and its allocations included: `clock_gettime` returning a frozen clock, `omp_get_wtime`, `gettimeofday`, `fopen`/`fprintf` that rewrite the driver's timing record, `_exit`
 or `atexit` that run code after it. The drivers no longer call any of these for timing (bind/drivers/
 hpceval_runtime.c reads the clock with a raw system call), so interposition cannot change a time; this check makes
 the attempt a verdict instead of a silent no-op: the built program's defined global symbols are listed (`nm`, in

@@ -118,13 +118,7 @@ class DaskDispatcher:
             except Exception:  # noqa: BLE001 - the caller turns the second failure into one line
                 if attempt:
                     raise
-                for thing in (self.client, self.cluster):
-                    try:
-                        if thing is not None:
-                            thing.close()
-                    except Exception:  # noqa: BLE001 - what is left of the first try: best effort
-                        pass
-                self.client = self.cluster = None
+                self._release()
 
     def dashboard_link(self) -> str:
         try:
@@ -133,7 +127,8 @@ class DaskDispatcher:
             return "unavailable (pip install bokeh)"
         return self.client.dashboard_link if self.client else ""
 
-    def close(self) -> None:
+    def _release(self) -> None:
+        """Close the client and the cluster (best effort)."""
         client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
         for thing in (client, cluster):
             if thing is not None:
@@ -141,6 +136,9 @@ class DaskDispatcher:
                     thing.close()
                 except Exception:  # noqa: BLE001 - closing is best effort; the batch jobs have a walltime
                     pass
+
+    def close(self) -> None:
+        self._release()
         if self._config_ctx is not None:
             self._config_ctx.__exit__(None, None, None)
             self._config_ctx = None
