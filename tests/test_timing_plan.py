@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from hpceval.cases import timing as T
+from hpceval.cases import timing_check as C
 from hpceval.cases.generate import make_case
 from hpceval.ceilings import lower_bound
 from hpceval.checks.interposition import defined_symbols, forbidden
@@ -42,7 +43,7 @@ def test_plan_calls_differ_warmups_random_and_one_trap(catalog):
         plan = T.make_plan(spec, size, 5, rng=random.Random(seed))
         warmups.add(plan.warmup)
         assert 1 <= plan.warmup <= 3 and len(plan.calls) == 5 + 1
-        pairs = [(c.set, c.exp) for c in plan.calls]
+        pairs = [(c.set, c.exps) for c in plan.calls]
         repeats = [k for k in range(1, len(pairs)) if pairs[k] == pairs[k - 1]]
         assert len(repeats) == 1 and repeats[0] > plan.warmup  # the trap: one timed call repeats its predecessor
         assert len(set(pairs)) == len(pairs) - 1  # otherwise every call's inputs are new
@@ -58,9 +59,13 @@ def test_timing_inputs_are_not_the_default_seeds(catalog):
     default = make_case(spec, size, 20230615).inputs
     assert not np.array_equal(plan.sets[0]["x"], default["x"])
     assert not np.array_equal(plan.sets[1]["x"], plan.sets[0]["x"])
-    k = next(i for i, c in enumerate(plan.calls) if c.exp != 0)
-    np.testing.assert_array_equal(plan.inputs(k)["x"],
-                                  plan.sets[plan.calls[k].set]["x"] * np.float32(2.0 ** plan.calls[k].exp))
+    k = plan.warmup
+    base, got = plan.sets[plan.calls[k].set]["x"], plan.inputs(k)["x"]
+    assert got.dtype == base.dtype == np.float32
+    key = plan.keys[plan.calls[k].set]
+    for i in range(0, base.size, 97):  # each element times 2^(its class's exponent), its class from its own bits
+        cls = bin(int(base[i:i + 1].view(np.uint32)[0]) ^ key).count("1") % plan.classes
+        assert got[i] == base[i] * np.float32(2.0 ** plan.calls[k].exps[cls])
 
 
 def test_runs_share_their_secret_sets_and_each_language_its_fingerprints(catalog, tmp_path):
@@ -69,14 +74,14 @@ def test_runs_share_their_secret_sets_and_each_language_its_fingerprints(catalog
     first, second = T.make_plan(spec, size, 5), T.make_plan(spec, size, 5)
     assert first.sets is second.sets and first.nonce != second.nonce
     for plan in (first, second):
-        plan.calls = [T.Call(c.set, c.exp, False) for c in plan.calls]  # fingerprints only
+        plan.calls = [T.Call(c.set, c.exps, False) for c in plan.calls]  # fingerprints only
     for lang_id in ("cpp", "fortran", "cpp"):
         lang = catalog.languages[lang_id]
         for plan in (first, second):
             def right(k, plan=plan):
                 return {"y": spec.reference(plan.inputs(k))["y"]}
 
-            assert T.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, right)).ok, lang_id
+            assert C.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, right)).ok, lang_id
 
 
 def _record(spec, lang, plan, outputs_of):
@@ -84,7 +89,7 @@ def _record(spec, lang, plan, outputs_of):
     rec = T.TimingRecord()
     for k in range(len(plan.calls)):
         rec.times.append(1e-3)
-        rec.fingerprints.append([T.fingerprint(outputs_of(k)[p.name], lang.array_order)
+        rec.fingerprints.append([C.fingerprint(outputs_of(k)[p.name], lang.array_order)
                                  for p in spec.outputs if p.is_array])
     return rec
 
@@ -93,19 +98,19 @@ def _record(spec, lang, plan, outputs_of):
 def test_fingerprints_pass_the_reference_and_catch_a_stale_call(catalog, tmp_path, lang_id):
     spec, lang = catalog.kernels["gemv"], catalog.languages[lang_id]
     plan = T.make_plan(spec, {"m": 300, "n": 200}, 5, rng=random.Random(3))
-    plan.calls = [T.Call(c.set, c.exp, False) for c in plan.calls]  # fingerprints only
+    plan.calls = [T.Call(c.set, c.exps, False) for c in plan.calls]  # fingerprints only
 
     def right(k):
         return {"y": spec.reference(plan.inputs(k))["y"]}
 
-    assert T.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, right)).ok
+    assert C.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, right)).ok
 
     stale = plan.warmup + 2
 
     def lazy(k):  # the stale call returns the previous call's result
         return right(k - 1 if k == stale else k)
 
-    result = T.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, lazy))
+    result = C.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, lazy))
     assert not result.ok and result.call == stale
     assert "call" in result.detail and "fingerprint" in result.detail and "timing size m=300,n=200" in result.detail
 
@@ -120,10 +125,10 @@ def test_float_accumulation_at_the_timing_size_fails_the_full_comparison(catalog
     folder.mkdir()
     single.tofile(folder / f"out_y.{k}.bin")
     got = T.read_call_outputs(tmp_path, spec, lang, plan, k)
-    assert not T._full_check(spec, lang, plan, k, got).ok
+    assert not C._full_check(spec, plan, k, got).ok
     exact = spec.reference(inputs)["y"]
     exact.tofile(folder / f"out_y.{k}.bin", )
-    assert T._full_check(spec, lang, plan, k, T.read_call_outputs(tmp_path, spec, lang, plan, k)).ok
+    assert C._full_check(spec, plan, k, T.read_call_outputs(tmp_path, spec, lang, plan, k)).ok
 
 
 def test_a_record_without_the_nonce_or_a_times_file_is_tampering(catalog, tmp_path):
@@ -215,3 +220,103 @@ def test_a_device_to_host_copy_that_lands_after_the_call_returned_is_seen():
     assert times == pytest.approx([100e-9]), how
     data.copies = [(350, 9_000_000, 4096, 1)]  # host-to-device in flight: no output reached the host late
     assert marked_calls(data, calls=2, warmup=1)[0] == pytest.approx([100e-9])
+
+
+# ------------------------------------------------------------------ per-element scale classes
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_element_classes_follow_the_bits_and_fill_every_class(dtype):
+    values = np.random.default_rng(4).uniform(-2, 2, 4000).astype(dtype)
+    key, classes = 0x2F0F_1234_ABCD_0042, 5
+    got = T.element_classes(values, key, classes)
+    width = np.uint64 if dtype == np.float64 else np.uint32
+    want = [bin(int(b) ^ key).count("1") % classes for b in values.view(width)]
+    assert got.tolist() == want
+    assert np.bincount(got, minlength=classes).min() > 4000 / classes / 2
+
+
+@pytest.mark.parametrize("kernel, size", [("axpy", {"n": 3000}), ("gemv", {"m": 70, "n": 50}),
+                                          ("gemm", {"m": 20, "n": 24, "k": 18}),
+                                          ("spmv", {"nx": 9, "ny": 8, "nz": 7}),
+                                          ("jacobi", {"nx": 12, "ny": 10, "nz": 9})])
+def test_each_calls_expected_outputs_are_its_own_inputs_reference(catalog, tmp_path, kernel, size):
+    """The classes' references combined (what every call is checked against) are the reference of the call's own
+    inputs, in full and by fingerprint, in both storage orders."""
+    spec = catalog.kernels[kernel]
+    plan = T.make_plan(spec, size, 5, rng=random.Random(11))
+    assert plan.classes >= 3 and plan.scaled
+    for k in range(len(plan.calls)):
+        got = {name: np.asarray(v) for name, v in spec.reference(plan.inputs(k)).items()}
+        result = C._full_check(spec, plan, k, got)
+        assert result.ok, (k, result.detail)
+    for lang_id in ("cpp", "fortran"):
+        lang = catalog.languages[lang_id]
+        flat = [T.Call(c.set, c.exps, False) for c in plan.calls]
+        plan.calls, full = flat, plan.calls
+        assert C.check_calls(tmp_path, spec, lang, plan,
+                             _record(spec, lang, plan, lambda k: spec.reference(plan.inputs(k)))).ok, lang_id
+        plan.calls = full
+
+
+def test_no_call_is_a_rescaled_or_combined_earlier_call(catalog):
+    """Calls on one set: the element-wise ratio of their scaled array is never one power of two, and their
+    classes' factor vectors are linearly independent (no call's outputs follow from earlier calls' outputs)."""
+    spec = catalog.kernels["gemv"]
+    for seed in range(8):
+        plan = T.make_plan(spec, {"m": 40, "n": 30}, 5, rng=random.Random(seed))
+        for s in range(len(plan.sets)):
+            distinct = list(dict.fromkeys(c.exps for c in plan.calls if c.set == s))
+            assert np.linalg.matrix_rank(np.ldexp(1.0, np.array(distinct))) == len(distinct) <= plan.classes
+            ks = [next(k for k, c in enumerate(plan.calls) if c.exps == e and c.set == s) for e in distinct]
+            for a in ks:
+                for b in ks:
+                    if a < b:
+                        ratio = plan.inputs(b)["A"] / plan.inputs(a)["A"]
+                        assert np.unique(ratio).size > 1
+
+
+def test_a_cache_that_rescales_an_earlier_result_fails(catalog, tmp_path):
+    """The exploit the classes stop: return an earlier call's outputs on the same set times the ratio read off
+    the first element (right under a uniform 2^e scaling)."""
+    spec, lang = catalog.kernels["gemv"], catalog.languages["cpp"]
+    plan = T.make_plan(spec, {"m": 300, "n": 200}, 5, rng=random.Random(7))
+    first = {}
+
+    def cached(k):
+        s = plan.calls[k].set
+        a = plan.inputs(k)["A"]
+        if s not in first:
+            first[s] = (a.flat[0], spec.reference(plan.inputs(k))["y"])
+            return {"y": first[s][1]}
+        return {"y": first[s][1] * (a.flat[0] / first[s][0])}
+
+    result = C.check_calls(tmp_path, spec, lang, plan, _record(spec, lang, plan, cached))
+    assert not result.ok and "timing size" in result.detail
+
+
+def test_the_drivers_c_runtime_scales_as_the_plan_says(catalog, tmp_path):
+    """hpceval_rt_scale64/32 (the C++ and Fortran drivers) against TimingPlan.inputs, compiled here as a library."""
+    import ctypes
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    source = Path(T.__file__).parent.parent / "bind" / "drivers" / "hpceval_runtime.c"
+    lib = tmp_path / "librt.so"
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib), str(source)], check=True)
+    rt = ctypes.CDLL(str(lib))
+    for kernel, size, name in [("gemv", {"m": 50, "n": 40}, "A"), ("axpy", {"n": 2000}, "x")]:
+        spec = catalog.kernels[kernel]
+        plan = T.make_plan(spec, size, 5, rng=random.Random(2))
+        k = plan.warmup
+        base = np.ascontiguousarray(plan.sets[plan.calls[k].set][name])
+        dst = np.empty_like(base)
+        exps = (ctypes.c_int * plan.classes)(*plan.calls[k].exps)
+        scale = rt.hpceval_rt_scale64 if base.dtype == np.float64 else rt.hpceval_rt_scale32
+        scale(dst.ctypes.data_as(ctypes.c_void_p), base.ctypes.data_as(ctypes.c_void_p), ctypes.c_longlong(base.size),
+              ctypes.c_longlong(plan.keys[plan.calls[k].set]), ctypes.c_int(plan.classes), exps)
+        np.testing.assert_array_equal(dst, plan.inputs(k)[name])

@@ -5,11 +5,17 @@ kernels that shortcut at the timing size, cache results across calls, count call
 unchanged, or read the inputs the harness wrote (issue 13, kinds a, b, d, e, g, k). So here:
 
 * inputs come from a per-run secret seed (never the default seed a suggestion could regenerate them from), as
-  `sets` base sets; call k gets base set s_k with the arrays that the outputs are linear in scaled by 2^e_k
-  (exact in floating point, so the expected outputs are the base set's reference times 2^e_k). Consecutive calls
-  differ in set and exponent, and no two calls get the same inputs, except one trap call that repeats its
-  predecessor's inputs exactly: a kernel that skips work when the inputs look unchanged leaves that call's
-  re-poisoned outputs unwritten. Which arrays scale is found, per graded spec, by trying it on a small case.
+  `sets` base sets. Call k gets base set s_k with every element of the arrays that the outputs are linear in
+  multiplied by 2^e, e its scale class's exponent for that call (exact in floating point). An element's class is
+  popcount(its bit pattern XOR a secret per-set key) mod `classes`, the same in every driver; the exponents are
+  drawn per call and class. So no call's inputs are a uniform rescaling of an earlier call's: a cache that keeps
+  a result and multiplies it by the ratio it reads off a few elements returns wrong outputs, and with at least as
+  many classes as a set has distinct calls, no call's outputs are a combination of the earlier calls' outputs
+  either. The expected outputs are the classes' references combined (cases/timing_check.py). Consecutive calls
+  differ in set, and no two calls get the same inputs, except one trap call that repeats its predecessor's
+  inputs exactly: a kernel that skips work when the inputs look unchanged leaves that call's re-poisoned outputs
+  unwritten. Which arrays scale is found, per graded spec, by trying it on a small case (uniform scaling must
+  scale the outputs, per-class scaling must add up; a kernel graded by its own check needs neither sum).
 * the driver rewrites the scaled arrays (the largest that do: a cache of something derived from them, keyed on
   their pointer, then serves stale values) and restores inout arrays before each call, and hands every other
   input to the call as its set's own array (swapped in, never copied). Rotating two sets doubles what the timed
@@ -17,18 +23,19 @@ unchanged, or read the inputs the harness wrote (issue 13, kinds a, b, d, e, g, 
   which repeated one set, read the cache (the NumPy GEMV on a 300 MB L3: 1.9 ms rotated, 1.1 ms with set 0
   repeated, `bench/timing_ablation.py`); that is the point of rotating.
 * the driver poisons pure outputs (NaN) before every call and returns a fingerprint of every call's outputs
-  (a weighted sum, `weights`); the calls the plan marks `full` (all of them when their outputs are small, else
-  a few chosen at random) also return their outputs in full, compared with the same tolerance as the validation
-  sizes, so precision lost only at scale (float accumulation in a double kernel) fails here.
-* the warm-up count is random (1-3 of the reps + 1 calls) and written only into the plan, which the driver reads into memory and
-  removes, with every input file, before the suggestion's code runs: the job cannot read later calls' inputs,
-  which calls are compared in full, or how many calls are warm-ups.
+  (a weighted sum); the calls the plan marks `full` (all of them when their outputs are small or the kernel is
+  graded by its own check, else a few chosen at random) also return their outputs in full, compared with the
+  same tolerance as the validation sizes, so precision lost only at scale (float accumulation in a double
+  kernel) fails here.
+* the warm-up count is random (1-3 of the reps + 1 calls) and written only into the plan, which the driver reads
+  into memory and removes, with every input file, before the suggestion's code runs: the job cannot read later
+  calls' inputs, the keys and exponents, which calls are compared in full, or how many calls are warm-ups.
 * the driver's timing record carries a per-run nonce from the plan, so a record the suggestion forges is refused.
 
 Layout of the timing case c0 (besides cases/io.write_cases' scalars.txt and set 0's arrays):
 
-    c0/plan.txt               "hpceval-plan 1", "<nonce> <calls> <sets>", one 0/1 per array parameter (scaled),
-                              then per call "<set> <exponent> <full>"
+    c0/plan.txt               "hpceval-plan 2", "<nonce> <calls> <sets> <classes>", one 0/1 per array parameter
+                              (scaled), one key per set, then per call "<set> <full> <exponent per class>"
     c0/s<j>/<name>.bin        the input arrays (in and inout) of set j >= 1
     c0/timing.txt  (driver)   "hpceval-timing <nonce>", per call "call <k> <seconds> <fingerprint per output>",
                               "live <k> <what>"/"changed <k>" (work continued after call k returned) or
@@ -45,13 +52,12 @@ import secrets
 import stat
 import threading
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hpceval.cases.compare import CaseCheck, reference_and_scale, within_bound
+from hpceval.cases.compare import reference_and_scale
 from hpceval.cases.generate import make_case, size_label
 from hpceval.cases.io import (
     Case,
@@ -63,10 +69,11 @@ from hpceval.cases.io import (
     remove_case_dirs,
     write_cases,
 )
-from hpceval.spec import KernelSpec, Language, eval_expr
+from hpceval.spec import KernelSpec, Language
 
 SETS = 2
 EXPONENTS = tuple(range(-8, 9))
+MIN_CLASSES = 3  # scale classes per scaled array: at least this, and at least the distinct calls a set gets
 FULL_BYTES = 48 * 2**20  # every call's outputs are compared in full when together they fit in this
 FULL_SUBSET = 2  # else this many timed calls (chosen at random when the plan is made), at least one per set
 CUSTOM_RTOL = 1e-5  # fingerprint agreement of calls on the same set for kernels graded by their own check (CG)
@@ -104,8 +111,27 @@ one_blas_thread()
 @dataclass(frozen=True)
 class Call:
     set: int
-    exp: int
+    exps: tuple[int, ...]  # per scale class, the power of two its elements are multiplied by
     full: bool
+
+
+def popcount(bits: np.ndarray) -> np.ndarray:
+    """Set bits per element of a uint64 array (NumPy 2's bitwise_count, or the classic SWAR sum)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(bits).astype(np.uint64)
+    b = bits - ((bits >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    b = (b & np.uint64(0x3333333333333333)) + ((b >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    b = (b + (b >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (b * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+def element_classes(values: np.ndarray, key: int, classes: int) -> np.ndarray:
+    """Each element's scale class: popcount(its bit pattern XOR key) mod classes, the bit pattern that of the
+    element as the driver stores it (8 bytes, or 4 zero-extended). Drivers compute it from the values they hold
+    (hpceval_rt_scale64/32, the Python and Julia drivers), whatever the storage order."""
+    a = np.ascontiguousarray(values)
+    bits = a.view(np.uint64) if a.dtype.itemsize == 8 else a.view(np.uint32).astype(np.uint64)
+    return (popcount(bits ^ np.uint64(key)) % np.uint64(classes)).astype(np.uint8)
 
 
 @dataclass
@@ -119,7 +145,10 @@ class TimingPlan:
     warmup: int
     nonce: str
     scaled: tuple[str, ...]
-    _refs: dict[tuple, Any] = field(default_factory=dict, repr=False)  # (set, order) -> _SetReference (shared)
+    keys: list[int]  # per set, the secret its elements' scale classes are drawn with
+    classes: int
+    # per set: element classes and references (cases/timing_check.py), shared by the plans on the same sets
+    _refs: dict[tuple, Any] = field(default_factory=dict, repr=False)
 
     @property
     def label(self) -> str:
@@ -134,12 +163,31 @@ class TimingPlan:
     def timed(self) -> range:
         return range(self.warmup, len(self.calls))
 
+    def element_classes(self, s: int, name: str) -> np.ndarray:
+        """The scale class of each element of scaled array `name` of set s (as the driver stores the array)."""
+        key = ("classes", s, name)
+        if key not in self._refs:
+            stored = np.asarray(self.sets[s][name], dtype=array_dtype(self.spec.param(name), self.spec))
+            self._refs[key] = element_classes(stored, self.keys[s], self.classes)
+        return self._refs[key]
+
+    def factors(self, k: int) -> np.ndarray:
+        return np.ldexp(1.0, np.asarray(self.calls[k].exps))
+
     def inputs(self, k: int) -> dict[str, Any]:
-        """The inputs of call k: its set with the scaled arrays times 2^exp (exact)."""
+        """The inputs of call k: its set with each element of the scaled arrays times 2^(its class's exponent)."""
         call = self.calls[k]
         base = self.sets[call.set]
-        return {name: (np.ldexp(value, call.exp).astype(value.dtype) if name in self.scaled else value)
-                for name, value in base.items()}
+        exps = np.asarray(call.exps)
+        return {name: (np.ldexp(value, exps[self.element_classes(call.set, name)]).astype(value.dtype)
+                       if name in self.scaled else value) for name, value in base.items()}
+
+    def class_inputs(self, s: int, c: int) -> dict[str, Any]:
+        """Set s with the scaled arrays' elements outside class c set to 0 (its reference is class c's share)."""
+        if self.classes == 1:
+            return self.sets[s]
+        return {name: (np.where(self.element_classes(s, name) == c, value, 0).astype(value.dtype)
+                       if name in self.scaled else value) for name, value in self.sets[s].items()}
 
     def describe(self, k: int) -> str:
         kind = "warm-up" if k < self.warmup else "timed"
@@ -205,11 +253,35 @@ def _scalable(spec: KernelSpec, key: tuple) -> tuple[str, ...]:
         base = {p.name for p in spec.params if p.is_array and p.kind == "real" and p.intent == "inout"}
         tries = [base] + [base | {name} for name in reals if name not in base] + [set(reals)]
         for names in tries:
-            if _homogeneous(spec, case.inputs, names):
+            if _homogeneous(spec, case.inputs, names) and (spec.custom_check is not None
+                                                            or _additive(spec, case.inputs, names)):
                 found = tuple(p.name for p in spec.params if p.name in names)
                 break
     _SCALABLE[key] = found
     return found
+
+
+def _additive(spec: KernelSpec, inputs: dict[str, Any], names: set[str]) -> bool:
+    """Whether the outputs of per-class scaled arrays are the classes' references combined (checked on a small
+    case, three classes): what cases/timing_check.py computes the expected outputs of every call with."""
+    classes, exps = 3, np.array([-3, 2, 5])
+    cls = {name: element_classes(np.asarray(inputs[name], dtype=array_dtype(spec.param(name), spec)), 0x5DEECE66D,
+                                 classes) for name in names}
+    try:
+        whole = spec.reference({k: (np.ldexp(v, exps[cls[k]]).astype(v.dtype) if k in names else v)
+                                for k, v in inputs.items()})
+        parts = [spec.reference({k: (np.where(cls[k] == c, v, 0).astype(v.dtype) if k in names else v)
+                                 for k, v in inputs.items()}) for c in range(classes)]
+        scale = reference_and_scale(spec, _scaled_inputs(spec, inputs, names, int(exps.max())))[1]
+    except Exception:  # noqa: BLE001 - a reference that cannot take it: no scaling
+        return False
+    for name, value in whole.items():
+        got = sum(np.ldexp(np.asarray(part[name], dtype=np.float64), int(e)) for part, e in zip(parts, exps, strict=True))
+        want = np.asarray(value, dtype=np.float64)
+        bound = 1e-10 * np.abs(np.asarray(scale[name], dtype=np.float64)) + 1e-300
+        if got.shape != want.shape or not np.all(np.abs(got - want) <= bound):
+            return False
+    return True
 
 
 def _small_case(spec: KernelSpec) -> Case | None:
@@ -236,24 +308,27 @@ def secret_seed() -> int:
 def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.Random | None = None,
               sets: int = SETS) -> TimingPlan:
     """The timing run's calls: reps + 1 in all, a random number of them (1-3) warm-ups, secret inputs, rotating
-    sets, per-call scaling.
+    sets, per-call and per-class scaling.
 
-    Without `rng` (a run, not a test) the input sets come from a per-process secret seed and are shared by every
-    suggestion timed at this size in this process, with their references (a suggestion sees only its own run,
-    whose plan and files are gone before its code runs); the calls, exponents, trap, warm-ups and full calls are
-    drawn for each plan."""
+    Without `rng` (a run, not a test) the input sets, their keys and their references come from a per-process
+    secret seed and are shared by every suggestion timed at this size in this process (a suggestion sees only
+    its own run, whose plan and files are gone before its code runs); the calls, exponents, trap, warm-ups and
+    full calls are drawn for each plan."""
+    scaled = scalable(spec)
+    # the trap repeats a call: reps distinct calls over the sets, and at least as many classes as any set gets
+    classes = max(MIN_CLASSES, -(-reps // max(sets, 1))) if scaled else 1
     if rng is None:
         rng = random.SystemRandom()
-        inputs, refs = _shared_sets(spec, size, sets)
+        inputs, keys, refs = _shared_sets(spec, size, sets, classes)
     else:
         inputs, refs = _input_sets(spec, size, sets, rng), {}
-    scaled = scalable(spec)
+        keys = [rng.getrandbits(62) for _ in inputs]
     # as many calls as one warm-up and `reps` timed calls always took, of which 1-3 are warm-ups (at least 3 timed)
     warmup = rng.randint(1, max(1, min(3, reps - 2)))
-    calls = _calls(rng, reps + 1, warmup, len(inputs), bool(scaled))
+    calls = _calls(rng, reps + 1, warmup, len(inputs), classes if scaled else 0)
     calls = _mark_full(rng, spec, inputs[0], calls, warmup, len(inputs))
     return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=calls, warmup=warmup,
-                      nonce=secrets.token_hex(12), scaled=scaled, _refs=refs)
+                      nonce=secrets.token_hex(12), scaled=scaled, keys=keys, classes=classes, _refs=refs)
 
 
 def _input_sets(spec: KernelSpec, size: dict[str, int], sets: int, rng: random.Random) -> list[dict[str, Any]]:
@@ -270,16 +345,18 @@ def _input_sets(spec: KernelSpec, size: dict[str, int], sets: int, rng: random.R
     return inputs
 
 
-_SHARED: dict[tuple, tuple[list, dict]] = {}  # the last few (spec, size) input sets of this process, newest last
+_SHARED: dict[tuple, tuple[list, list, dict]] = {}  # the last few (spec, size) input sets of this process, newest last
 _SHARED_KEEP = 3
 _SHARED_LOCK = threading.Lock()
 
 
-def _shared_sets(spec: KernelSpec, size: dict[str, int], sets: int) -> tuple[list[dict[str, Any]], dict]:
-    key = (_spec_key(spec), tuple(sorted(size.items())), sets)
+def _shared_sets(spec: KernelSpec, size: dict[str, int], sets: int, classes: int) -> tuple[list, list[int], dict]:
+    key = (_spec_key(spec), tuple(sorted(size.items())), sets, classes)
     with _SHARED_LOCK:
         if key not in _SHARED:
-            _SHARED[key] = (_input_sets(spec, size, sets, random.SystemRandom()), {})
+            rng = random.SystemRandom()
+            inputs = _input_sets(spec, size, sets, rng)
+            _SHARED[key] = (inputs, [rng.getrandbits(62) for _ in inputs], {})
             while len(_SHARED) > _SHARED_KEEP:
                 _SHARED.pop(next(iter(_SHARED)))
         entry = _SHARED.pop(key)
@@ -287,32 +364,40 @@ def _shared_sets(spec: KernelSpec, size: dict[str, int], sets: int) -> tuple[lis
         return entry
 
 
-def _calls(rng: random.Random, n: int, warmup: int, nsets: int, scaling: bool) -> list[tuple[int, int]]:
+def _calls(rng: random.Random, n: int, warmup: int, nsets: int, classes: int) -> list[tuple[int, tuple[int, ...]]]:
+    """(set, exponent per class) per call (classes 0: nothing scales, every exponent 0). The sets rotate; a set's
+    calls get exponent vectors whose powers of two are linearly independent while there are no more of them than
+    classes (then no call's outputs are a combination of earlier ones'), and never one used before."""
     trap = rng.randint(warmup + 1, n - 1) if n - 1 >= warmup + 1 else -1
-    used: set[tuple[int, int]] = set()
-    out: list[tuple[int, int]] = []
+    out: list[tuple[int, tuple[int, ...]]] = []
     for k in range(n):
         if k == trap:
             out.append(out[-1])
             continue
         s = (out[-1][0] + 1) % nsets if out else rng.randrange(nsets)
-        prev = out[-1][1] if out else None
-        choices = [e for e in EXPONENTS if e != prev and (s, e) not in used] if scaling else [0]
-        choices = choices or [e for e in EXPONENTS if e != prev]
-        e = rng.choice(choices)
-        used.add((s, e))
-        out.append((s, e))
+        if not classes:
+            out.append((s, (0,)))
+            continue
+        mine = [e for t, e in out if t == s]
+        for _ in range(1000):
+            exps = tuple(rng.choice(EXPONENTS) for _ in range(classes))
+            if exps in mine or (out and exps == out[-1][1]):
+                continue
+            rows = np.ldexp(1.0, np.array(mine + [exps]))
+            if len(rows) > classes or np.linalg.matrix_rank(rows) == len(rows):
+                break
+        out.append((s, exps))
     return out
 
 
-def _mark_full(rng: random.Random, spec: KernelSpec, inputs: dict[str, Any], calls: list[tuple[int, int]],
+def _mark_full(rng: random.Random, spec: KernelSpec, inputs: dict[str, Any], calls: list[tuple[int, tuple]],
                warmup: int, nsets: int) -> list[Call]:
     out_bytes = sum(np.asarray(inputs[p.name]).nbytes for p in spec.outputs if p.is_array)
-    if out_bytes * len(calls) <= FULL_BYTES:
+    if out_bytes * len(calls) <= FULL_BYTES or spec.custom_check is not None:
         return [Call(s, e, True) for s, e in calls]
     timed = list(range(warmup, len(calls)))
     full: set[int] = set()
-    for s in range(nsets):  # every set gets a call compared in full (kernels with their own check need it)
+    for s in range(nsets):  # every set gets a call compared in full
         mine = [k for k in timed if calls[k][0] == s] or [k for k in range(len(calls)) if calls[k][0] == s]
         if mine:
             full.add(rng.choice(mine))
@@ -339,9 +424,10 @@ def write_plan(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan
     remove_case_dirs(workdir)
     write_cases(workdir, spec, lang, [plan.case])
     arrays = [p for p in spec.params if p.is_array]
-    lines = ["hpceval-plan 1", f"{plan.nonce} {len(plan.calls)} {len(plan.sets)}",
+    lines = ["hpceval-plan 2", f"{plan.nonce} {len(plan.calls)} {len(plan.sets)} {plan.classes}",
              " ".join("1" if p.name in plan.scaled else "0" for p in arrays) or "0",
-             *(f"{c.set} {c.exp} {int(c.full)}" for c in plan.calls)]
+             " ".join(str(key) for key in plan.keys),
+             *(f"{c.set} {int(c.full)} " + " ".join(str(e) for e in c.exps) for c in plan.calls)]
     case_fd = os.open(workdir / "c0", _DIR)
     try:
         with _new_file(case_fd, "plan.txt") as f:
@@ -438,163 +524,3 @@ def read_call_outputs(workdir: Path, spec: KernelSpec, lang: Language, plan: Tim
             raw = np.fromfile(f, dtype=dtype, count=wanted)
         result[p.name] = raw.reshape(shape, order=lang.array_order)
     return result
-
-
-# ---------------------------------------------------------------------------------------------- validation
-
-
-@cache
-def _weights(n: int) -> np.ndarray:
-    """w_i = 1 + ((i * 2654435761) mod 2^32) / 2^32: the drivers' fingerprint weights (hpceval_runtime.c)."""
-    h = (np.arange(n, dtype=np.uint64) * np.uint64(2654435761)) & np.uint64(0xFFFFFFFF)
-    return 1.0 + h.astype(np.float64) * 2.0**-32
-
-
-def weights(n: int) -> np.ndarray:
-    return _weights(int(n))
-
-
-def fingerprint(values: np.ndarray, order: str) -> float:
-    flat = np.asarray(values, dtype=np.float64).ravel(order=order)
-    return float(np.dot(weights(flat.size), flat))
-
-
-@dataclass
-class CallsCheck:
-    ok: bool
-    detail: str = ""
-    call: int | None = None
-    worst: float = 0.0
-    full: int = 0
-
-
-@dataclass
-class _SetReference:
-    """One set's reference, computed once for every call on it: outputs, the bound's scale, the reduction length,
-    and per output and storage order the fingerprint sums the calls are checked against."""
-
-    expected: dict
-    scale: dict
-    reduction: float
-    sums: dict[tuple[str, str], tuple[float, float, float, float]]  # (output, order) -> w.ref, w.scale, w.|ref|, sum(w)
-
-    def fingerprint_sums(self, p, inputs: dict, order: str) -> tuple[float, float, float, float]:
-        key = (p.name, order)
-        if key not in self.sums:
-            shape = array_shape(p, inputs)
-            ref = np.asarray(self.expected[p.name], dtype=np.float64).reshape(shape).ravel(order=order)
-            sc = np.asarray(self.scale[p.name], dtype=np.float64).reshape(shape).ravel(order=order)
-            w = weights(ref.size)
-            self.sums[key] = (float(np.dot(w, ref)), float(np.dot(w, sc)), float(np.dot(w, np.abs(ref))),
-                              float(w.sum()))
-        return self.sums[key]
-
-
-def _set_reference(spec: KernelSpec, lang: Language, plan: TimingPlan, s: int) -> _SetReference:
-    """The set's reference (shared by every plan on the same sets: see make_plan)."""
-    if s not in plan._refs:
-        inputs = plan.sets[s]
-        expected, scale = reference_and_scale(spec, inputs)
-        plan._refs[s] = _SetReference(expected, scale, float(eval_expr(spec.tolerance.reduction, inputs)), {})
-    return plan._refs[s]
-
-
-def check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:
-    """Every call of the run: full ones against the reference with the validation tolerance, all by fingerprint."""
-    with NUMPY_LOCK:
-        return _check_calls(workdir, spec, lang, plan, record)
-
-
-def _check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:
-    outputs = [p for p in spec.outputs if p.is_array]
-    custom = spec.custom_check is not None
-    worst, full_count = 0.0, 0
-    anchors: dict[int, list[tuple[float, float, int]]] = {}  # custom kernels: per set, fingerprints of full calls
-    order = sorted(range(len(record.times)), key=lambda k: not plan.calls[k].full)  # full calls first
-    for k in order:
-        call = plan.calls[k]
-        factor = 2.0 ** call.exp
-        if call.full:
-            try:
-                got = read_call_outputs(workdir, spec, lang, plan, k)
-            except MissingOutput as exc:
-                return CallsCheck(False, f"{plan.describe(k)}: {exc}", k, worst, full_count)
-            result = _full_check(spec, lang, plan, k, got)
-            worst = max(worst, result.max_rel_error if np.isfinite(result.max_rel_error) else worst)
-            if not result.ok:
-                return CallsCheck(False, f"{plan.describe(k)}: {result.detail}", k, worst, full_count)
-            full_count += 1
-            if custom:
-                anchors.setdefault(call.set, []).append(
-                    tuple(x / factor for x in _custom_anchor(got, outputs, lang)) + (k,))
-        prints = record.fingerprints[k]
-        bad = [p.name for p, f in zip(outputs, prints, strict=True) if not np.isfinite(f)]
-        if bad:
-            return CallsCheck(False, f"{plan.describe(k)}: {bad[0]} has NaN/Inf elements (unwritten or invalid: "
-                                     f"its fingerprint is {prints[outputs.index(spec.param(bad[0]))]})", k, worst,
-                              full_count)
-        problem = (_custom_fingerprint(plan, k, prints, anchors) if custom
-                   else _fingerprint_problem(spec, lang, plan, k, prints))
-        if problem:
-            return CallsCheck(False, f"{plan.describe(k)}: {problem}", k, worst, full_count)
-    return CallsCheck(True, "", None, worst, full_count)
-
-
-def _full_check(spec: KernelSpec, lang: Language, plan: TimingPlan, k: int, got: dict[str, np.ndarray]) -> CaseCheck:
-    if spec.custom_check is not None:
-        inputs = plan.inputs(k)
-        ok, err, detail = spec.custom_check(inputs, {**inputs, **got}, spec.np_dtype)
-        return CaseCheck(bool(ok), float(err), detail)
-    ref = _set_reference(spec, lang, plan, plan.calls[k].set)
-    # the outputs divided by 2^exp (exact) against the set's reference: the validation sizes' bound
-    unscaled = {name: np.ldexp(np.asarray(v, dtype=np.float64), -plan.calls[k].exp) for name, v in got.items()}
-    result = within_bound(spec, unscaled, ref.expected, ref.scale, ref.reduction)
-    if not result.ok and plan.calls[k].exp:
-        result.detail += f" (values of the set before its scaling by 2^{plan.calls[k].exp})"
-    return result
-
-
-def _fingerprint_problem(spec: KernelSpec, lang: Language, plan: TimingPlan, k: int, prints: list[float]) -> str | None:
-    ref = _set_reference(spec, lang, plan, plan.calls[k].set)
-    factor = 2.0 ** plan.calls[k].exp
-    eps = float(np.finfo(spec.np_dtype).eps)
-    outputs = [p for p in spec.outputs if p.is_array]
-    for p, got in zip(outputs, prints, strict=True):
-        if p.name not in ref.expected:
-            continue
-        wref, wscale, wabs, wsum = ref.fingerprint_sums(p, plan.sets[plan.calls[k].set], lang.array_order)
-        size = int(np.prod(array_shape(p, plan.sets[plan.calls[k].set])))
-        want = factor * wref
-        bound = (spec.tolerance.factor * eps * max(ref.reduction, 1.0) * factor * wscale
-                 + spec.tolerance.floor * wsum + 8 * size * np.finfo(np.float64).eps * factor * wabs)
-        if not abs(got - want) <= bound:
-            return (f"{p.name}: output fingerprint {got:.17g}, expected {want:.17g} +- {bound:.3g} (the outputs of "
-                    "this call are wrong; the calls compared in full were right)")
-    return None
-
-
-def _custom_anchor(got: dict[str, np.ndarray], outputs: list, lang: Language) -> tuple[float, ...]:
-    """Fingerprints (and weighted absolute sums) of a full call's outputs, per output."""
-    out: list[float] = []
-    for p in outputs:
-        flat = np.asarray(got[p.name], dtype=np.float64).ravel(order=lang.array_order)
-        w = weights(flat.size)
-        out += [float(np.dot(w, flat)), float(np.dot(w, np.abs(flat)))]
-    return tuple(out)
-
-
-def _custom_fingerprint(plan: TimingPlan, k: int, prints: list[float],
-                        anchors: dict[int, list[tuple[float, ...]]]) -> str | None:
-    """Kernels graded by their own check (CG): a call not compared in full must agree with a full call on the same
-    set, after scaling, to CUSTOM_RTOL of the weighted absolute sum."""
-    call = plan.calls[k]
-    if call.full or not anchors.get(call.set):
-        return None
-    factor = 2.0 ** call.exp
-    ref = anchors[call.set][0]
-    for i, got in enumerate(prints):
-        want, size = factor * ref[2 * i], factor * ref[2 * i + 1]
-        if not abs(got - want) <= CUSTOM_RTOL * size:
-            return (f"output fingerprint {got:.17g} differs from {want:.17g} (call {ref[-1] + 1}, the same inputs "
-                    f"scaled, compared in full and right)")
-    return None

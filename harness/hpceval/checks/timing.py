@@ -23,7 +23,8 @@ import secrets
 import statistics
 import threading
 
-from hpceval.cases.timing import TimingPlan, check_calls, make_plan, read_record, write_plan
+from hpceval.cases.timing import TimingPlan, make_plan, read_record, write_plan
+from hpceval.cases.timing_check import check_calls
 from hpceval.ceilings import lower_bound
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict

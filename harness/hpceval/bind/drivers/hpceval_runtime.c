@@ -109,6 +109,46 @@ HPCEVAL_RT double hpceval_rt_fp32(const float *a, long long n) {
   for (; i < n; ++i) s0 += HPCEVAL_RT_W(i) * (double)a[i];
   return (s0 + s1) + (s2 + s3);
 }
+
+/* ------------------------------------------------------------------------------------------------ scaling */
+/* A timing call's scaled input: dst_i = src_i * 2^exps[c_i], c_i = popcount(bits(src_i) XOR key) mod classes, the
+ * element's class under its set's secret key (cases/timing.py computes the same). Neither popcount nor the power
+ * of two goes through a library symbol (a suggestion could define __popcountdi2 or ldexp). */
+static unsigned hpceval_rt_popcount(uint64_t b) {
+  b = b - ((b >> 1) & 0x5555555555555555ULL);
+  b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+  b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return (unsigned)((b * 0x0101010101010101ULL) >> 56);
+}
+static double hpceval_rt_pow2(int e) {
+  double f;
+  const uint64_t bits = (uint64_t)(1023 + (e < -1022 ? -1022 : e > 1023 ? 1023 : e)) << 52;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+#define HPCEVAL_RT_MAX_CLASSES 64
+HPCEVAL_RT void hpceval_rt_scale64(double *dst, const double *src, long long n, long long key, int classes,
+                                   const int *exps) {
+  double f[HPCEVAL_RT_MAX_CLASSES];
+  const int k = classes < 1 ? 1 : classes > HPCEVAL_RT_MAX_CLASSES ? HPCEVAL_RT_MAX_CLASSES : classes;
+  for (int c = 0; c < k; ++c) f[c] = hpceval_rt_pow2(exps[c]);
+  for (long long i = 0; i < n; ++i) {
+    uint64_t bits;
+    memcpy(&bits, &src[i], sizeof bits);
+    dst[i] = src[i] * f[hpceval_rt_popcount(bits ^ (uint64_t)key) % (unsigned)k];
+  }
+}
+HPCEVAL_RT void hpceval_rt_scale32(float *dst, const float *src, long long n, long long key, int classes,
+                                   const int *exps) {
+  double f[HPCEVAL_RT_MAX_CLASSES];
+  const int k = classes < 1 ? 1 : classes > HPCEVAL_RT_MAX_CLASSES ? HPCEVAL_RT_MAX_CLASSES : classes;
+  for (int c = 0; c < k; ++c) f[c] = hpceval_rt_pow2(exps[c]);
+  for (long long i = 0; i < n; ++i) {
+    uint32_t bits;
+    memcpy(&bits, &src[i], sizeof bits);
+    dst[i] = (float)((double)src[i] * f[hpceval_rt_popcount((uint64_t)bits ^ (uint64_t)key) % (unsigned)k]);
+  }
+}
 /* Bitwise equality of two fingerprints (a NaN equals itself): did the outputs change after the call returned? */
 HPCEVAL_RT int hpceval_rt_same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
