@@ -245,7 +245,7 @@ def test_each_calls_expected_outputs_are_its_own_inputs_reference(catalog, tmp_p
     inputs, in full and by fingerprint, in both storage orders."""
     spec = catalog.kernels[kernel]
     plan = T.make_plan(spec, size, 5, rng=random.Random(11))
-    assert plan.classes >= 3 and plan.scaled
+    assert plan.classes >= 2 and plan.scaled
     for k in range(len(plan.calls)):
         got = {name: np.asarray(v) for name, v in spec.reference(plan.inputs(k)).items()}
         result = C._full_check(spec, plan, k, got)
@@ -261,13 +261,15 @@ def test_each_calls_expected_outputs_are_its_own_inputs_reference(catalog, tmp_p
 
 def test_no_call_is_a_rescaled_or_combined_earlier_call(catalog):
     """Calls on one set: the element-wise ratio of their scaled array is never one power of two, and their
-    classes' factor vectors are linearly independent (no call's outputs follow from earlier calls' outputs)."""
+    classes' factor vectors are linearly independent as far as the classes allow (only the last call on a set
+    can follow from earlier calls' outputs)."""
     spec = catalog.kernels["gemv"]
     for seed in range(8):
         plan = T.make_plan(spec, {"m": 40, "n": 30}, 5, rng=random.Random(seed))
         for s in range(len(plan.sets)):
             distinct = list(dict.fromkeys(c.exps for c in plan.calls if c.set == s))
-            assert np.linalg.matrix_rank(np.ldexp(1.0, np.array(distinct))) == len(distinct) <= plan.classes
+            rank = np.linalg.matrix_rank(np.ldexp(1.0, np.array(distinct)))
+            assert rank == min(len(distinct), plan.classes) and len(distinct) <= plan.classes + 1
             ks = [next(k for k, c in enumerate(plan.calls) if c.exps == e and c.set == s) for e in distinct]
             for a in ks:
                 for b in ks:

@@ -62,9 +62,7 @@ class _SetReference:
 
     def combined(self, name: str, factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The expected output and its scale for a call whose classes are scaled by `factors`."""
-        ref = sum(f * np.asarray(e[name], dtype=np.float64) for f, e in zip(factors, self.expected, strict=True))
-        sc = sum(f * np.asarray(s[name], dtype=np.float64) for f, s in zip(factors, self.scale, strict=True))
-        return ref, sc
+        return _weighted(factors, [e[name] for e in self.expected]), _weighted(factors, [s[name] for s in self.scale])
 
     def fingerprint_sums(self, p, inputs: dict, order: str) -> tuple[np.ndarray, float]:
         key = (p.name, order)
@@ -75,9 +73,17 @@ class _SetReference:
             for expected, scale in zip(self.expected, self.scale, strict=True):
                 ref = np.asarray(expected[p.name], dtype=np.float64).reshape(shape).ravel(order=order)
                 sc = np.asarray(scale[p.name], dtype=np.float64).reshape(shape).ravel(order=order)
-                rows.append((float(np.dot(w, ref)), float(np.dot(w, sc)), float(np.dot(w, np.abs(ref)))))
+                rows.append(np.stack([ref, sc, np.abs(ref)]) @ w)
             self.sums[key] = (np.array(rows).T, float(w.sum()))
         return self.sums[key]
+
+
+def _weighted(factors: np.ndarray, arrays: list) -> np.ndarray:
+    """sum_c factors[c] * arrays[c], in float64, in place after the first product (large outputs: few passes)."""
+    out = np.multiply(np.asarray(arrays[0], dtype=np.float64), factors[0])
+    for f, a in zip(factors[1:], arrays[1:], strict=True):
+        out += np.multiply(np.asarray(a, dtype=np.float64), f)
+    return out
 
 
 def _set_reference(spec: KernelSpec, plan: TimingPlan, s: int) -> _SetReference:

@@ -126,27 +126,29 @@ static double hpceval_rt_pow2(int e) {
   memcpy(&f, &bits, sizeof f);
   return f;
 }
-#define HPCEVAL_RT_MAX_CLASSES 64
+/* f[p]: the factor of the elements whose popcount is p (a table of 65: no division per element) */
+static void hpceval_rt_factors(double *f, int classes, const int *exps) {
+  const int k = classes < 1 ? 1 : classes > 64 ? 64 : classes;
+  for (int p = 0; p <= 64; ++p) f[p] = hpceval_rt_pow2(exps[p % k]);
+}
 HPCEVAL_RT void hpceval_rt_scale64(double *dst, const double *src, long long n, long long key, int classes,
                                    const int *exps) {
-  double f[HPCEVAL_RT_MAX_CLASSES];
-  const int k = classes < 1 ? 1 : classes > HPCEVAL_RT_MAX_CLASSES ? HPCEVAL_RT_MAX_CLASSES : classes;
-  for (int c = 0; c < k; ++c) f[c] = hpceval_rt_pow2(exps[c]);
+  double f[65];
+  hpceval_rt_factors(f, classes, exps);
   for (long long i = 0; i < n; ++i) {
     uint64_t bits;
     memcpy(&bits, &src[i], sizeof bits);
-    dst[i] = src[i] * f[hpceval_rt_popcount(bits ^ (uint64_t)key) % (unsigned)k];
+    dst[i] = src[i] * f[hpceval_rt_popcount(bits ^ (uint64_t)key)];
   }
 }
 HPCEVAL_RT void hpceval_rt_scale32(float *dst, const float *src, long long n, long long key, int classes,
                                    const int *exps) {
-  double f[HPCEVAL_RT_MAX_CLASSES];
-  const int k = classes < 1 ? 1 : classes > HPCEVAL_RT_MAX_CLASSES ? HPCEVAL_RT_MAX_CLASSES : classes;
-  for (int c = 0; c < k; ++c) f[c] = hpceval_rt_pow2(exps[c]);
+  double f[65];
+  hpceval_rt_factors(f, classes, exps);
   for (long long i = 0; i < n; ++i) {
     uint32_t bits;
     memcpy(&bits, &src[i], sizeof bits);
-    dst[i] = (float)((double)src[i] * f[hpceval_rt_popcount((uint64_t)bits ^ (uint64_t)key) % (unsigned)k]);
+    dst[i] = (float)((double)src[i] * f[hpceval_rt_popcount((uint64_t)bits ^ (uint64_t)key)]);
   }
 }
 /* Bitwise equality of two fingerprints (a NaN equals itself): did the outputs change after the call returned? */
