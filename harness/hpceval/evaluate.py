@@ -35,6 +35,7 @@ from hpceval.checks.numpy_loops import vectorised
 from hpceval.checks.outputs import validates
 from hpceval.checks.second_run import second_run_clean
 from hpceval.checks.threads import threads_at_timing_size, threads_at_validation
+from hpceval.checks.timing import prepare as prepare_timing
 from hpceval.checks.timing import timed
 from hpceval.checks.work_in_construct import work_in_construct
 from hpceval.contracts import Binding, Evaluation, ProcResult, Verdict
@@ -177,6 +178,7 @@ class Evaluator:
                   timing_wanted=self.timing, runner=self._runner(toolchain), base=base, adjust=adjust,
                   function=function, suggestion=suggestion)
         job.note(adjust.note if adjust else "")
+        prepare_timing(job)
         vendor = _vendor_libraries(model, code)
         for step in CHECKS:
             verdict = step(job)

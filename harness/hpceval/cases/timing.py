@@ -321,8 +321,7 @@ def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.
     its own run, whose plan and files are gone before its code runs); the calls, exponents, trap, warm-ups and
     full calls are drawn for each plan."""
     scaled = scalable(spec)
-    # the trap repeats a call: reps distinct calls over the sets; a class fewer than the busiest set gets
-    classes = max(MIN_CLASSES, -(-reps // max(sets, 1)) - 1) if scaled else 1
+    classes = scale_classes(spec, reps, sets)
     if rng is None:
         rng = random.SystemRandom()
         inputs, keys, refs = _shared_sets(spec, size, sets, classes)
@@ -335,6 +334,21 @@ def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.
     calls = _mark_full(rng, spec, inputs[0], calls, warmup, len(inputs))
     return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=calls, warmup=warmup,
                       nonce=secrets.token_hex(12), scaled=scaled, keys=keys, classes=classes, _refs=refs)
+
+
+def scale_classes(spec: KernelSpec, reps: int, sets: int = SETS) -> int:
+    """The classes of a plan: reps distinct calls over the sets (the trap repeats one); a class fewer than the
+    busiest set gets, at least MIN_CLASSES (1 when nothing scales)."""
+    return max(MIN_CLASSES, -(-reps // max(sets, 1)) - 1) if scalable(spec) else 1
+
+
+def shared_plan(spec: KernelSpec, size: dict[str, int], reps: int, sets: int = SETS) -> TimingPlan:
+    """A plan on this process's shared sets for (spec, size), without calls: what their references are computed
+    on ahead of the first timing run (cases/timing_check.prepare_references)."""
+    classes = scale_classes(spec, reps, sets)
+    inputs, keys, refs = _shared_sets(spec, size, sets, classes)
+    return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=[], warmup=0, nonce="", scaled=scalable(spec),
+                      keys=keys, classes=classes, _refs=refs)
 
 
 def _input_sets(spec: KernelSpec, size: dict[str, int], sets: int, rng: random.Random) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from hpceval.cases.compare import CaseCheck, reference_and_scale, within_bound
 from hpceval.cases.io import MissingOutput, array_shape
-from hpceval.cases.timing import NUMPY_LOCK, TimingPlan, TimingRecord, read_call_outputs
+from hpceval.cases.timing import NUMPY_LOCK, TimingPlan, TimingRecord, read_call_outputs, shared_plan
 from hpceval.spec import KernelSpec, Language, eval_expr
 
 
@@ -95,6 +95,17 @@ def _set_reference(spec: KernelSpec, plan: TimingPlan, s: int) -> _SetReference:
         reduction = float(eval_expr(spec.tolerance.reduction, plan.sets[s]))
         plan._refs[key] = _SetReference(list(expected), list(scale), reduction, {})
     return plan._refs[key]
+
+
+def prepare_references(spec: KernelSpec, size: dict[str, int], reps: int) -> None:
+    """The shared sets of (spec, size) and their references, made now (a suggestion's build and validation run
+    meanwhile) instead of when the first suggestion's timing run is checked. Nothing if the kernel is graded by
+    its own check (no references)."""
+    plan = shared_plan(spec, size, reps)
+    if spec.custom_check is None:
+        for s in range(len(plan.sets)):
+            with NUMPY_LOCK:
+                _set_reference(spec, plan, s)
 
 
 def check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:

@@ -24,7 +24,7 @@ import statistics
 import threading
 
 from hpceval.cases.timing import TimingPlan, make_plan, read_record, write_plan
-from hpceval.cases.timing_check import check_calls
+from hpceval.cases.timing_check import check_calls, prepare_references
 from hpceval.ceilings import lower_bound
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
@@ -36,6 +36,34 @@ def timing_size(job: Job) -> dict[str, int]:
     """The spec's timing size, or its GPU timing size for GPU models (a working set that leaves the L2)."""
     gpu = getattr(job.spec.sizes, "gpu_timing", None)
     return dict(gpu) if gpu and job.device == "gpu" else dict(job.spec.sizes.timing)
+
+
+_PREPARED: set[tuple] = set()
+_PREPARED_LOCK = threading.Lock()
+
+
+def prepare(job: Job) -> None:
+    """Start making the timing run's shared input sets and references for this job's kernel and size, once per
+    process, in a thread of its own, while the job builds and validates (they took a second or two in the first
+    suggestion of each kernel). It holds TIMING_LOCK: no timing run, this job's or another's, shares the CPU
+    with it."""
+    if not (job.timing_wanted and job.can_time):
+        return
+    size = timing_size(job)
+    key = (job.spec.id, getattr(job.spec, "variant", ""), tuple(sorted(size.items())))
+    with _PREPARED_LOCK:
+        if key in _PREPARED:
+            return
+        _PREPARED.add(key)
+
+    def work() -> None:
+        with TIMING_LOCK:
+            try:
+                prepare_references(job.spec, size, job.spec.sizes.timing_reps)
+            except Exception:  # noqa: BLE001 - the timing run makes them itself, and reports what fails
+                pass
+
+    threading.Thread(target=work, name="hpceval-timing-prepare", daemon=True).start()
 
 
 @check("timing")
