@@ -99,8 +99,8 @@ def same_inputs(tree: Path) -> None:
         ("        const size_t hpt_s = (size_t)hpt_plan.set[(size_t)hpt_k];\n", "        const size_t hpt_s = 0;\n"),
         ("        std::fill({{ p.name }}.begin(), {{ p.name }}.end(), hpceval_poison<{{ p.ctype }}>());\n",
          "        if (hpt_k == 0) std::fill({{ p.name }}.begin(), {{ p.name }}.end(), hpceval_poison<{{ p.ctype }}>());\n"),
-        ("        if ({{ p.name }}_hp_scaled)\n          for (size_t hpt_i",
-         "        if (hpt_k > 0) {\n        } else if ({{ p.name }}_hp_scaled)\n          for (size_t hpt_i")])
+        ("        if ({{ p.name }}_hp_scaled)\n          hpceval_scale(",
+         "        if (hpt_k > 0) {\n        } else if ({{ p.name }}_hp_scaled)\n          hpceval_scale(")])
     _edit(tree, "python.j2", [
         ("            for name, dtype, _shape in REFRESH_ORDER:",
          "            for name, dtype, _shape in (REFRESH_ORDER if k == 0 else ()):")])

@@ -7,7 +7,8 @@ unchanged, or read the inputs the harness wrote (issue 13, kinds a, b, d, e, g, 
 * inputs come from a per-run secret seed (never the default seed a suggestion could regenerate them from), as
   `sets` base sets. Call k gets base set s_k with every element of the arrays that the outputs are linear in
   multiplied by 2^e, e its scale class's exponent for that call (exact in floating point). An element's class is
-  popcount(its bit pattern XOR a secret per-set key) mod `classes`, the same in every driver; the exponents are
+  a function of popcount(its bit pattern XOR a secret per-set key) (`class_table`: most elements in class 0, a
+  few in each other), the same in every driver; the exponents are
   drawn per call and class. So no call's inputs are a uniform rescaling of an earlier call's: a cache that keeps
   a result and multiplies it by the ratio it reads off a few elements returns wrong outputs. With one class
   fewer than the distinct calls a set gets (each class costs a reference per set), at most the last call on a
@@ -127,17 +128,25 @@ def popcount(bits: np.ndarray) -> np.ndarray:
     return ((b * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint8)
 
 
+def class_table(classes: int) -> np.ndarray:
+    """The scale class of each popcount 0..64: p mod 4K when that is below K, else 0. Class 0 holds most elements
+    (about 1 - (K-1)/4K of them), each other class about 1/4K: drivers scale class 0 with one multiplication and
+    fix up the few others (the Python driver), and every output of a kernel that reads many inputs per output
+    (GEMV, GEMM, SpMV rows) still depends on elements of several classes."""
+    r = np.arange(65) % (4 * classes)
+    return np.where(r < classes, r, 0).astype(np.uint8)
+
+
 def element_classes(values: np.ndarray, key: int, classes: int) -> np.ndarray:
-    """Each element's scale class: popcount(its bit pattern XOR key) mod classes, the bit pattern that of the
-    element as the driver stores it (8 bytes, or 4 zero-extended). Drivers compute it from the values they hold
-    (hpceval_rt_scale64/32, the Python and Julia drivers), whatever the storage order."""
+    """Each element's scale class: class_table(classes)[popcount(its bit pattern XOR key)], the bit pattern that of
+    the element as the driver stores it (8 bytes, or 4 zero-extended). Drivers compute it from the values they
+    hold (hpceval_rt_scale64/32, the Python and Julia drivers), whatever the storage order."""
     a = np.ascontiguousarray(values)
     if a.dtype.itemsize == 8:
         count, high = popcount(a.view(np.uint64) ^ np.uint64(key)), 0
     else:  # zero-extended: the key's upper half adds its own bits to every element's count
         count, high = popcount((a.view(np.uint32) ^ np.uint32(key & 0xFFFFFFFF)).astype(np.uint64)), bin(key >> 32).count("1")
-    table = ((np.arange(65) + high) % classes).astype(np.uint8)  # class per popcount: a lookup, no division
-    return table[count]
+    return class_table(classes)[np.minimum(count.astype(np.intp) + high, 64)]
 
 
 @dataclass

@@ -111,7 +111,7 @@ HPCEVAL_RT double hpceval_rt_fp32(const float *a, long long n) {
 }
 
 /* ------------------------------------------------------------------------------------------------ scaling */
-/* A timing call's scaled input: dst_i = src_i * 2^exps[c_i], c_i = popcount(bits(src_i) XOR key) mod classes, the
+/* A timing call's scaled input: dst_i = src_i * 2^exps[c_i], c_i the class of popcount(bits(src_i) XOR key), the
  * element's class under its set's secret key (cases/timing.py computes the same). Neither popcount nor the power
  * of two goes through a library symbol (a suggestion could define __popcountdi2 or ldexp). */
 static unsigned hpceval_rt_popcount(uint64_t b) {
@@ -126,10 +126,11 @@ static double hpceval_rt_pow2(int e) {
   memcpy(&f, &bits, sizeof f);
   return f;
 }
-/* f[p]: the factor of the elements whose popcount is p (a table of 65: no division per element) */
+/* f[p]: the factor of the elements whose popcount is p (a table of 65: no division per element); the class of
+ * popcount p is p mod 4K when that is below K, else 0 (cases/timing.py class_table) */
 static void hpceval_rt_factors(double *f, int classes, const int *exps) {
   const int k = classes < 1 ? 1 : classes > 64 ? 64 : classes;
-  for (int p = 0; p <= 64; ++p) f[p] = hpceval_rt_pow2(exps[p % k]);
+  for (int p = 0; p <= 64; ++p) f[p] = hpceval_rt_pow2(exps[p % (4 * k) < k ? p % (4 * k) : 0]);
 }
 HPCEVAL_RT void hpceval_rt_scale64(double *dst, const double *src, long long n, long long key, int classes,
                                    const int *exps) {
