@@ -132,26 +132,19 @@ static void hpceval_rt_factors(double *f, int classes, const int *exps) {
   const int k = classes < 1 ? 1 : classes > 64 ? 64 : classes;
   for (int p = 0; p <= 64; ++p) f[p] = hpceval_rt_pow2(exps[p % (4 * k) < k ? p % (4 * k) : 0]);
 }
-HPCEVAL_RT void hpceval_rt_scale64(double *dst, const double *src, long long n, long long key, int classes,
-                                   const int *exps) {
-  double f[65];
-  hpceval_rt_factors(f, classes, exps);
-  for (long long i = 0; i < n; ++i) {
-    uint64_t bits;
-    memcpy(&bits, &src[i], sizeof bits);
-    dst[i] = src[i] * f[hpceval_rt_popcount(bits ^ (uint64_t)key)];
+/* one definition per storage type: the bit pattern is the element's own (8 bytes, or 4 zero-extended) */
+#define HPCEVAL_RT_SCALE(NAME, T, BITS)                                                                      \
+  HPCEVAL_RT void NAME(T *dst, const T *src, long long n, long long key, int classes, const int *exps) {      \
+    double f[65];                                                                                            \
+    hpceval_rt_factors(f, classes, exps);                                                                    \
+    for (long long i = 0; i < n; ++i) {                                                                      \
+      BITS bits;                                                                                             \
+      memcpy(&bits, &src[i], sizeof bits);                                                                   \
+      dst[i] = (T)((double)src[i] * f[hpceval_rt_popcount((uint64_t)bits ^ (uint64_t)key)]);                \
+    }                                                                                                        \
   }
-}
-HPCEVAL_RT void hpceval_rt_scale32(float *dst, const float *src, long long n, long long key, int classes,
-                                   const int *exps) {
-  double f[65];
-  hpceval_rt_factors(f, classes, exps);
-  for (long long i = 0; i < n; ++i) {
-    uint32_t bits;
-    memcpy(&bits, &src[i], sizeof bits);
-    dst[i] = (float)((double)src[i] * f[hpceval_rt_popcount((uint64_t)bits ^ (uint64_t)key)]);
-  }
-}
+HPCEVAL_RT_SCALE(hpceval_rt_scale64, double, uint64_t)
+HPCEVAL_RT_SCALE(hpceval_rt_scale32, float, uint32_t)
 /* Bitwise equality of two fingerprints (a NaN equals itself): did the outputs change after the call returned? */
 HPCEVAL_RT int hpceval_rt_same(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
