@@ -79,7 +79,6 @@ EXPONENTS = tuple(range(-8, 9))
 MIN_CLASSES = 2  # scale classes per scaled array: at least this, and one fewer than the distinct calls a set gets
 FULL_BYTES = 48 * 2**20  # every call's outputs are compared in full when together they fit in this
 FULL_SUBSET = 2  # else this many timed calls (chosen at random when the plan is made), at least one per set
-CUSTOM_RTOL = 1e-5  # fingerprint agreement of calls on the same set for kernels graded by their own check (CG)
 # One timing run's references and comparisons at a time per process, and one BLAS thread in the harness's own
 # process: OpenBLAS's threaded DGEMM hung when two jobs' threads called it at once (both waiting on its level-3
 # lock), and its fork handler (pthread_atfork: shut the pool down) hung while another thread started a sandboxed
@@ -119,10 +118,11 @@ class Call:
 
 
 def popcount(bits: np.ndarray) -> np.ndarray:
-    """Set bits per element of a uint64 array, as uint8 (NumPy 2's bitwise_count, or the classic SWAR sum)."""
+    """Set bits per element of an unsigned array, as uint8 (NumPy 2's bitwise_count, or the classic SWAR sum)."""
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(bits).astype(np.uint8, copy=False)
-    b = bits - ((bits >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    b = bits.astype(np.uint64)
+    b = b - ((b >> np.uint64(1)) & np.uint64(0x5555555555555555))
     b = (b & np.uint64(0x3333333333333333)) + ((b >> np.uint64(2)) & np.uint64(0x3333333333333333))
     b = (b + (b >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return ((b * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint8)
@@ -144,9 +144,19 @@ def element_classes(values: np.ndarray, key: int, classes: int) -> np.ndarray:
     a = np.ascontiguousarray(values)
     if a.dtype.itemsize == 8:
         count, high = popcount(a.view(np.uint64) ^ np.uint64(key)), 0
-    else:  # zero-extended: the key's upper half adds its own bits to every element's count
-        count, high = popcount((a.view(np.uint32) ^ np.uint32(key & 0xFFFFFFFF)).astype(np.uint64)), bin(key >> 32).count("1")
-    return class_table(classes)[np.minimum(count.astype(np.intp) + high, 64)]
+    else:  # zero-extended: the key's upper half adds its own bits to every element's count (at most 64 in all)
+        count, high = popcount(a.view(np.uint32) ^ np.uint32(key & 0xFFFFFFFF)), bin(key >> 32).count("1")
+    return class_table(classes)[count + np.uint8(high)]
+
+
+def scaled_by_class(values: np.ndarray, classes: np.ndarray, exps: np.ndarray) -> np.ndarray:
+    """values times 2^exps[class] element by element (exact), in the values' own type."""
+    return np.ldexp(values, exps[classes]).astype(values.dtype)
+
+
+def class_share(values: np.ndarray, classes: np.ndarray, c: int) -> np.ndarray:
+    """values with the elements outside class c set to 0 (the reference of that is class c's share)."""
+    return np.where(classes == c, values, 0).astype(values.dtype, copy=False)
 
 
 @dataclass
@@ -194,15 +204,15 @@ class TimingPlan:
         call = self.calls[k]
         base = self.sets[call.set]
         exps = np.asarray(call.exps)
-        return {name: (np.ldexp(value, exps[self.element_classes(call.set, name)]).astype(value.dtype)
+        return {name: (scaled_by_class(value, self.element_classes(call.set, name), exps)
                        if name in self.scaled else value) for name, value in base.items()}
 
     def class_inputs(self, s: int, c: int) -> dict[str, Any]:
         """Set s with the scaled arrays' elements outside class c set to 0 (its reference is class c's share)."""
         if self.classes == 1:
             return self.sets[s]
-        return {name: (np.where(self.element_classes(s, name) == c, value, 0).astype(value.dtype, copy=False)
-                       if name in self.scaled else value) for name, value in self.sets[s].items()}
+        return {name: (class_share(value, self.element_classes(s, name), c) if name in self.scaled else value)
+                for name, value in self.sets[s].items()}
 
     def describe(self, k: int) -> str:
         kind = "warm-up" if k < self.warmup else "timed"
@@ -283,10 +293,10 @@ def _additive(spec: KernelSpec, inputs: dict[str, Any], names: set[str]) -> bool
     cls = {name: element_classes(np.asarray(inputs[name], dtype=array_dtype(spec.param(name), spec)), 0x5DEECE66D,
                                  classes) for name in names}
     try:
-        whole = spec.reference({k: (np.ldexp(v, exps[cls[k]]).astype(v.dtype) if k in names else v)
+        whole = spec.reference({k: (scaled_by_class(v, cls[k], exps) if k in names else v)
                                 for k, v in inputs.items()})
-        parts = [spec.reference({k: (np.where(cls[k] == c, v, 0).astype(v.dtype) if k in names else v)
-                                 for k, v in inputs.items()}) for c in range(classes)]
+        parts = [spec.reference({k: (class_share(v, cls[k], c) if k in names else v) for k, v in inputs.items()})
+                 for c in range(classes)]
         scale = reference_and_scale(spec, _scaled_inputs(spec, inputs, names, int(exps.max())))[1]
     except Exception:  # noqa: BLE001 - a reference that cannot take it: no scaling
         return False
@@ -329,20 +339,20 @@ def make_plan(spec: KernelSpec, size: dict[str, int], reps: int, *, rng: random.
     secret seed and are shared by every suggestion timed at this size in this process (a suggestion sees only
     its own run, whose plan and files are gone before its code runs); the calls, exponents, trap, warm-ups and
     full calls are drawn for each plan."""
-    scaled = scalable(spec)
-    classes = scale_classes(spec, reps, sets)
     if rng is None:
         rng = random.SystemRandom()
-        inputs, keys, refs = _shared_sets(spec, size, sets, classes)
+        plan = shared_plan(spec, size, reps, sets)
     else:
-        inputs, refs = _input_sets(spec, size, sets, rng), {}
-        keys = [rng.getrandbits(62) for _ in inputs]
+        inputs = _input_sets(spec, size, sets, rng)
+        plan = TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=[], warmup=0, nonce="",
+                          scaled=scalable(spec), keys=[rng.getrandbits(62) for _ in inputs],
+                          classes=scale_classes(spec, reps, sets))
     # as many calls as one warm-up and `reps` timed calls always took, of which 1-3 are warm-ups (at least 3 timed)
-    warmup = rng.randint(1, max(1, min(3, reps - 2)))
-    calls = _calls(rng, reps + 1, warmup, len(inputs), classes if scaled else 0)
-    calls = _mark_full(rng, spec, inputs[0], calls, warmup, len(inputs))
-    return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=calls, warmup=warmup,
-                      nonce=secrets.token_hex(12), scaled=scaled, keys=keys, classes=classes, _refs=refs)
+    plan.warmup = rng.randint(1, max(1, min(3, reps - 2)))
+    calls = _calls(rng, reps + 1, plan.warmup, len(plan.sets), plan.classes if plan.scaled else 0)
+    plan.calls = _mark_full(rng, spec, plan.sets[0], calls, plan.warmup, len(plan.sets))
+    plan.nonce = secrets.token_hex(12)
+    return plan
 
 
 def scale_classes(spec: KernelSpec, reps: int, sets: int = SETS) -> int:
@@ -354,10 +364,9 @@ def scale_classes(spec: KernelSpec, reps: int, sets: int = SETS) -> int:
 def shared_plan(spec: KernelSpec, size: dict[str, int], reps: int, sets: int = SETS) -> TimingPlan:
     """A plan on this process's shared sets for (spec, size), without calls: what their references are computed
     on ahead of the first timing run (cases/timing_check.prepare_references)."""
-    classes = scale_classes(spec, reps, sets)
-    inputs, keys, refs = _shared_sets(spec, size, sets, classes)
+    inputs, keys, refs = _shared_sets(spec, size, reps, sets)
     return TimingPlan(spec=spec, size=dict(size), sets=inputs, calls=[], warmup=0, nonce="", scaled=scalable(spec),
-                      keys=keys, classes=classes, _refs=refs)
+                      keys=keys, classes=scale_classes(spec, reps, sets), _refs=refs)
 
 
 def _input_sets(spec: KernelSpec, size: dict[str, int], sets: int, rng: random.Random) -> list[dict[str, Any]]:
@@ -379,8 +388,13 @@ _SHARED_KEEP = 3
 _SHARED_LOCK = threading.Lock()
 
 
-def _shared_sets(spec: KernelSpec, size: dict[str, int], sets: int, classes: int) -> tuple[list, list[int], dict]:
-    key = (_spec_key(spec), tuple(sorted(size.items())), sets, classes)
+def shared_key(spec: KernelSpec, size: dict[str, int], reps: int, sets: int = SETS) -> tuple:
+    """What the shared sets of a (spec, size) are kept under: plans with the same key share sets and references."""
+    return (_spec_key(spec), tuple(sorted(size.items())), sets, scale_classes(spec, reps, sets))
+
+
+def _shared_sets(spec: KernelSpec, size: dict[str, int], reps: int, sets: int) -> tuple[list, list[int], dict]:
+    key = shared_key(spec, size, reps, sets)
     with _SHARED_LOCK:
         if key not in _SHARED:
             rng = random.SystemRandom()

@@ -23,7 +23,7 @@ import secrets
 import statistics
 import threading
 
-from hpceval.cases.timing import TimingPlan, make_plan, read_record, write_plan
+from hpceval.cases.timing import TimingPlan, make_plan, read_record, shared_key, write_plan
 from hpceval.cases.timing_check import check_calls, prepare_references
 from hpceval.ceilings import lower_bound
 from hpceval.checks.base import Job, check
@@ -50,7 +50,7 @@ def prepare(job: Job) -> None:
     if not (job.timing_wanted and job.can_time):
         return
     size = timing_size(job)
-    key = (job.spec.id, getattr(job.spec, "variant", ""), tuple(sorted(size.items())))
+    key = shared_key(job.spec, size, job.spec.sizes.timing_reps)
     with _PREPARED_LOCK:
         if key in _PREPARED:
             return
