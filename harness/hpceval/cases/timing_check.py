@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hpceval.cases.compare import CaseCheck, reference_and_scale, within_bound
+from hpceval.cases.compare import CaseCheck, Weighted, reference_and_scale, within_bound
 from hpceval.cases.io import MissingOutput, array_shape
 from hpceval.cases.timing import NUMPY_LOCK, TimingPlan, TimingRecord, read_call_outputs, shared_plan
 from hpceval.spec import KernelSpec, Language, eval_expr
@@ -60,9 +60,9 @@ class _SetReference:
     reduction: float
     sums: dict[tuple[str, str], tuple[np.ndarray, float]]  # (output, order) -> per class (w.ref, w.scale, w.|ref|), sum(w)
 
-    def combined(self, name: str, factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def combined(self, name: str, factors: np.ndarray) -> tuple[Weighted, Weighted]:
         """The expected output and its scale for a call whose classes are scaled by `factors`."""
-        return _weighted(factors, [e[name] for e in self.expected]), _weighted(factors, [s[name] for s in self.scale])
+        return Weighted(factors, [e[name] for e in self.expected]), Weighted(factors, [s[name] for s in self.scale])
 
     def fingerprint_sums(self, p, inputs: dict, order: str) -> tuple[np.ndarray, float]:
         key = (p.name, order)
@@ -76,14 +76,6 @@ class _SetReference:
                 rows.append(np.stack([ref, sc, np.abs(ref)]) @ w)
             self.sums[key] = (np.array(rows).T, float(w.sum()))
         return self.sums[key]
-
-
-def _weighted(factors: np.ndarray, arrays: list) -> np.ndarray:
-    """sum_c factors[c] * arrays[c], in float64, in place after the first product (large outputs: few passes)."""
-    out = np.multiply(np.asarray(arrays[0], dtype=np.float64), factors[0])
-    for f, a in zip(factors[1:], arrays[1:], strict=True):
-        out += np.multiply(np.asarray(a, dtype=np.float64), f)
-    return out
 
 
 def _set_reference(spec: KernelSpec, plan: TimingPlan, s: int) -> _SetReference:
