@@ -328,3 +328,38 @@ def test_the_drivers_c_runtime_scales_as_the_plan_says(catalog, tmp_path):
         scale(dst.ctypes.data_as(ctypes.c_void_p), base.ctypes.data_as(ctypes.c_void_p), ctypes.c_longlong(base.size),
               ctypes.c_longlong(plan.keys[plan.calls[k].set]), ctypes.c_int(plan.classes), exps)
         np.testing.assert_array_equal(dst, plan.inputs(k)[name])
+
+
+@pytest.mark.parametrize("kernel, size", [("gemv", {"m": 50, "n": 40}), ("jacobi", {"nx": 9, "ny": 8, "nz": 7}),
+                                          ("axpy", {"n": 3000})])
+def test_the_class_index_files_rebuild_every_calls_inputs(catalog, tmp_path, kernel, size):
+    """Python's driver scales a whole array by class 0's factor and fixes up the elements the harness's index
+    files list (the other drivers work the classes out per element): that rebuilds each call's inputs exactly,
+    from the files alone; languages that do not ask for them get none."""
+    from hpceval.cases.io import array_shape
+
+    spec = catalog.kernels[kernel]
+    plan = T.make_plan(spec, size, 5, rng=random.Random(4))
+    for lang_id in ("python", "cpp"):
+        lang = catalog.languages[lang_id]
+        workdir = tmp_path / lang_id
+        workdir.mkdir()
+        T.write_plan(workdir, spec, lang, plan)
+        files = sorted(p.relative_to(workdir / "c0").as_posix() for p in (workdir / "c0").rglob("*.class*"))
+        if not lang.class_indices:
+            assert files == []
+            continue
+        assert files == sorted(f"{f's{j}/' if j else ''}{name}.class{c}" for j in range(len(plan.sets))
+                               for name in plan.scaled for c in range(1, plan.classes))
+        for k, call in enumerate(plan.calls):
+            factors = plan.factors(k)
+            for name in plan.scaled:
+                p = spec.param(name)
+                stored = np.asarray(plan.sets[call.set][name]).reshape(array_shape(p, plan.sets[call.set]))
+                flat = (stored * factors[0]).ravel(order=lang.array_order)
+                folder = workdir / "c0" / (f"s{call.set}" if call.set else "")
+                for c in range(1, plan.classes):
+                    where = np.fromfile(folder / f"{name}.class{c}", dtype=np.int32)
+                    flat[where] = stored.ravel(order=lang.array_order)[where] * factors[c]
+                want = np.asarray(plan.inputs(k)[name]).reshape(stored.shape).ravel(order=lang.array_order)
+                np.testing.assert_array_equal(flat, want)

@@ -269,6 +269,9 @@ class Language(BaseModel):
     keyword: str | None = Field(None, description="the study's keyword hint, e.g. 'function'")
     keyword_placement: Literal["same_line", "next_line"] | None = None
     fence: str = Field(description="Markdown fence tag for chat answers")
+    class_indices: bool = Field(False, description="the timing run hands the driver each set's scale classes as "
+                                "index files (cases/timing.write_plan): for drivers in which a pass per element "
+                                "over every set costs more than reading them (Python)")
 
 
 class ProgrammingModel(BaseModel):

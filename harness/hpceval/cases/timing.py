@@ -40,6 +40,9 @@ Layout of the timing case c0 (besides cases/io.write_cases' scalars.txt and set 
     c0/plan.txt               "hpceval-plan 2", "<nonce> <calls> <sets> <classes>", one 0/1 per array parameter
                               (scaled), one key per set, then per call "<set> <full> <exponent per class>"
     c0/s<j>/<name>.bin        the input arrays (in and inout) of set j >= 1
+    c0[/s<j>]/<name>.class<c> languages with class_indices (Python): per set and scaled array, for each class
+                              c >= 1, the flat indices (in the language's order; int32, int64 from 2^31
+                              elements) of its elements
     c0/timing.txt  (driver)   "hpceval-timing <nonce>", per call "call <k> <seconds> <fingerprint per output>",
                               "live <k> <what>"/"changed <k>" (work continued after call k returned) or
                               "early <k> <what>" (threads worked as its inputs were written), then "end <nonce>"
@@ -194,6 +197,16 @@ class TimingPlan:
         if key not in self._refs:
             stored = np.asarray(self.sets[s][name], dtype=array_dtype(self.spec.param(name), self.spec))
             self._refs[key] = element_classes(stored, self.keys[s], self.classes)
+        return self._refs[key]
+
+    def class_indices(self, s: int, name: str, shape: tuple[int, ...], order: str) -> list[np.ndarray]:
+        """Per class c >= 1, the flat indices (the array in `shape`, stored in `order`) of the elements of set s's
+        scaled array `name` in class c: the driver's fix-up after scaling the whole array with class 0's factor."""
+        key = ("indices", s, name, order)
+        if key not in self._refs:
+            flat = self.element_classes(s, name).reshape(shape).ravel(order=order)
+            kind = np.int32 if flat.size < 2**31 else np.int64
+            self._refs[key] = [np.flatnonzero(flat == c).astype(kind) for c in range(1, self.classes)]
         return self._refs[key]
 
     def factors(self, k: int) -> np.ndarray:
@@ -476,18 +489,23 @@ def write_plan(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan
     try:
         with _new_file(case_fd, "plan.txt") as f:
             f.write(("\n".join(lines) + "\n").encode())
-        for j, inputs in enumerate(plan.sets[1:], start=1):
-            os.mkdir(f"s{j}", 0o755, dir_fd=case_fd)
-            set_fd = os.open(f"s{j}", _DIR, dir_fd=case_fd)
+        for j, inputs in enumerate(plan.sets):
+            if j:
+                os.mkdir(f"s{j}", 0o755, dir_fd=case_fd)
+            set_fd = os.open(f"s{j}" if j else ".", _DIR, dir_fd=case_fd)
             try:
                 for p in arrays:
-                    if p.intent == "out":
-                        continue
-                    arr = np.asarray(inputs[p.name], dtype=array_dtype(p, spec)).reshape(array_shape(p, inputs))
-                    if p.kind == "index":
-                        arr = arr + np.int32(lang.index_base)
-                    with _new_file(set_fd, f"{p.name}.bin") as f:
-                        arr.ravel(order=lang.array_order).tofile(f)
+                    if j and p.intent != "out":  # set 0's arrays are the case's own (write_cases)
+                        arr = np.asarray(inputs[p.name], dtype=array_dtype(p, spec)).reshape(array_shape(p, inputs))
+                        if p.kind == "index":
+                            arr = arr + np.int32(lang.index_base)
+                        with _new_file(set_fd, f"{p.name}.bin") as f:
+                            arr.ravel(order=lang.array_order).tofile(f)
+                    if lang.class_indices and p.name in plan.scaled:
+                        shape = array_shape(p, inputs)
+                        for c, where in enumerate(plan.class_indices(j, p.name, shape, lang.array_order), start=1):
+                            with _new_file(set_fd, f"{p.name}.class{c}") as f:
+                                where.tofile(f)
             finally:
                 os.close(set_fd)
     finally:
