@@ -70,9 +70,6 @@ class Weighted:
             out += np.multiply(a[lo:hi], f, dtype=np.float64)
         return out
 
-    def whole(self) -> np.ndarray:
-        return self.block(0, self.size)
-
 
 def _flat(values: Any) -> np.ndarray | Weighted:
     return values if isinstance(values, Weighted) else np.asarray(values).reshape(-1)
@@ -114,8 +111,7 @@ def _described(spec: KernelSpec, name: str, got: np.ndarray, ref: np.ndarray | W
                scale: np.ndarray | Weighted, factor: float, worst: float) -> CaseCheck:
     """The evidence for an output that failed: how many elements are invalid or out of bound, and the worst one."""
     got = got.astype(np.float64)
-    ref = (ref.whole() if isinstance(ref, Weighted) else np.asarray(ref, dtype=np.float64)).reshape(got.shape)
-    sc = (scale.whole() if isinstance(scale, Weighted) else np.asarray(scale, dtype=np.float64)).reshape(got.shape)
+    ref, sc = (_block(values, 0, got.size).reshape(got.shape) for values in (ref, scale))
     # repr-level digits of the precision graded, so that a difference shows in the evidence
     digits = 9 if spec.np_dtype == np.float32 else 17
     precision = " (graded in single precision)" if spec.np_dtype == np.float32 else ""

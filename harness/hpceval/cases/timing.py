@@ -142,8 +142,9 @@ def class_table(classes: int) -> np.ndarray:
 
 def element_classes(values: np.ndarray, key: int, classes: int) -> np.ndarray:
     """Each element's scale class: class_table(classes)[popcount(its bit pattern XOR key)], the bit pattern that of
-    the element as the driver stores it (8 bytes, or 4 zero-extended). Drivers compute it from the values they
-    hold (hpceval_rt_scale64/32, the Python and Julia drivers), whatever the storage order."""
+    the element as the driver stores it (8 bytes, or 4 zero-extended). The C runtime (hpceval_rt_scale64/32) and
+    the Julia driver compute it from the values they hold, whatever the storage order; the Python driver reads
+    it from the harness (TimingPlan.class_indices)."""
     a = np.ascontiguousarray(values)
     if a.dtype.itemsize == 8:
         count, high = popcount(a.view(np.uint64) ^ np.uint64(key)), 0
