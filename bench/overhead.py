@@ -18,6 +18,7 @@ the wrapped functions it called; one stack per thread, so the preparation thread
   runs        the suggestion's runs (validation, probes, second run, timed run; sandbox start excluded)
   compare     reading outputs and comparing them with the references (validation and timing)
   checks      the dynamic model checks' harness side (their commands are `runs`)
+  timing      the timing check's own side: waiting for the shared timing sets, plausibility, bookkeeping
   store       the results store's writes
   other       the rest of the evaluation's wall time (the evaluator's own glue, Python, waits)
 
@@ -38,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-PHASES = ("prepare", "bind", "static", "sandbox", "build", "runs", "compare", "checks", "store", "other")
+PHASES = ("prepare", "bind", "static", "sandbox", "build", "runs", "compare", "checks", "timing", "store", "other")
 
 _local = threading.local()
 _spent: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
@@ -134,7 +135,7 @@ def instrument(noop_s: float) -> None:
     checks = []
     for step in evaluate.CHECKS:
         name = getattr(getattr(step, "run", None), "__name__", getattr(step, "name", ""))
-        phase = "static" if name in static else "checks"
+        phase = "static" if name in static else "timing" if name == "timed" else "checks"
         checks.append(type(step)(step.name, wrap(step.run, phase)) if hasattr(step, "run") else step)
     evaluate.CHECKS = tuple(checks)
 
