@@ -260,6 +260,11 @@ def run(
 
                     usage += round_lines(store, run_id, config.llm_identity.get("model") or llm, prices)
                 failed, all_failed = preflight.generation_outcome(store, run_id)
+                if timing and not frame.empty:  # the ceilings the timing check used, for `hpceval report DIR`
+                    from hpceval.ceilings import write_run_ceilings
+
+                    timed = frame[frame["time_median_s"].notna()]
+                    write_run_ceilings(out, set(timed["device"].dropna()))
             finally:
                 store.close()
     finally:
