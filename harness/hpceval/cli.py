@@ -159,11 +159,11 @@ def run(
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence (repeatable; \\n escapes); default: per-language ones for --style paper")] = None,
     request_timeout: Annotated[float | None, typer.Option(help="seconds before an LLM request is retried")] = None,
     price_table: Annotated[Path | None, typer.Option(help="TOML/JSON: model -> {prompt, completion} US$ per million tokens; adds the cost to the summary")] = None,
-    executor: Annotated[str, typer.Option(help="local (nsjail sandbox), docker, or dask (Dask workers, each with the local sandbox; README 'Running on a cluster')")] = "local",
+    executor: Annotated[str, typer.Option(help="local (nsjail sandbox), docker, or dask (Dask workers, each with the local sandbox; docs/cluster.md)")] = "local",
     jobs: Annotated[int, typer.Option(help="concurrent build/run jobs (default: CPU count); with --executor dask and no address: LocalCluster workers")] = 0,
     scheduler: Annotated[str | None, typer.Option(help="--executor dask: join this Dask scheduler (tcp://HOST:PORT)")] = None,
     cluster: Annotated[str | None, typer.Option(help="--executor dask: start adaptive worker jobs on slurm, pbs or lsf (dask-jobqueue)")] = None,
-    cluster_config: Annotated[Path | None, typer.Option(help="--cluster: TOML with queue, account, walltime, cores, memory, gpus, env (README)")] = None,
+    cluster_config: Annotated[Path | None, typer.Option(help="--cluster: TOML with queue, account, walltime, cores, memory, gpus, env (docs/cluster.md)")] = None,
     timing: Annotated[bool, typer.Option(help="time correct kernels at the timing size")] = True,
     logprobs: Annotated[bool | None, typer.Option("--logprobs/--no-logprobs", help="ask the server for token log-probabilities and rank suggestions by their mean (default: on for OpenAI's API, off for other servers, where they slow generation; off ranks by order)")] = None,
     out: Annotated[Path, typer.Option(help="results directory (rerun the same command to resume)")] = Path("results/run"),
@@ -211,7 +211,8 @@ def run(
     prices = load_price_table(price_table) if price_table else None
     options: dict[str, Any] = {"base_url": base_url, "concurrency": concurrency, "fresh": fresh,
                                "timeout": request_timeout, "logprobs": logprobs}  # each backend takes those it knows
-    for line in header_lines(choice, prompts, n, price_of(choice, prices) is not None):
+    per_prompt = 1 if choice.kind == "reference" else n  # the reference backend answers one solution per prompt
+    for line in header_lines(choice, prompts, per_prompt, price_of(choice, prices) is not None):
         console.print(line, highlight=False, soft_wrap=True)
     if dry_run:
         wide = console if console.is_terminal else Console(file=console.file, width=160, color_system=None)
@@ -247,7 +248,7 @@ def run(
             store = Store(out)
             try:
                 before = store.request_ids(config.run_id())
-                resumed = _resume_line(store, config.run_id(), len(prompts) * n)
+                resumed = _resume_line(store, config.run_id(), len(prompts) * per_prompt)
                 if resumed:
                     console.print(resumed, highlight=False)
                 run_id = _run_with_progress(lambda hooks: run_pipeline(config, cat, store, backend, evaluator,
