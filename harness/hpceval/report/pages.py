@@ -12,14 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from hpceval.report.load import _sqlite_of
+from hpceval.report.load import read_only_stores
 
 SUGGESTION_DIR = "suggestions"
 CELL_DIR = "cells"
@@ -43,19 +42,12 @@ def load_details(run_dirs: Iterable[str | Path]) -> dict[tuple[str, str, int], d
     """(run_id, prompt_id, rank) -> prompt text, raw answer, extracted code and binding, from each results.sqlite
     (read-only; a published evaluations.csv has none of them: its pages say so)."""
     out: dict[tuple[str, str, int], dict[str, str]] = {}
-    for run_dir in run_dirs:
-        db = _sqlite_of(Path(run_dir))
-        if db is None:
-            continue
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            rows = con.execute("SELECT g.run_id, g.prompt_id, g.rank, p.text, g.text, g.code, g.binding "
-                               "FROM generations g JOIN prompts p ON p.run_id = g.run_id AND p.prompt_id = g.prompt_id")
-            for run_id, prompt_id, rank, prompt, text, code, binding in rows:
-                out[(run_id, prompt_id, int(rank))] = {"prompt": prompt or "", "answer": text or "",
-                                                      "code": code or "", "binding": _pretty(binding)}
-        finally:
-            con.close()
+    for con in read_only_stores(run_dirs):
+        rows = con.execute("SELECT g.run_id, g.prompt_id, g.rank, p.text, g.text, g.code, g.binding "
+                           "FROM generations g JOIN prompts p ON p.run_id = g.run_id AND p.prompt_id = g.prompt_id")
+        for run_id, prompt_id, rank, prompt, text, code, binding in rows:
+            out[(run_id, prompt_id, int(rank))] = {"prompt": prompt or "", "answer": text or "",
+                                                  "code": code or "", "binding": _pretty(binding)}
     return out
 
 
