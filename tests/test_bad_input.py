@@ -299,8 +299,8 @@ def test_listings_print_whole_ids_when_piped():
     assert [line.split(",")[0] for line in as_csv.stdout.splitlines()[1:]] == ids
     as_json = json.loads(hpceval("list", "models", "--format", "json").stdout)
     assert [m["id"] for m in as_json] == ids and longest in {m["id"] for m in as_json}
-    prompts = json.loads(hpceval("list", "prompts", "--models", "cpp-openmp", "--kernels", "axpy", "--format",
-                                 "json").stdout)
+    prompts = json.loads(hpceval("list", "prompts", "--models", "cpp-openmp", "--kernels", "axpy", "--style", "all",
+                                 "--hints", "all", "--format", "json").stdout)  # the default is run's: chat/none
     assert {p["prompt_id"] for p in prompts} == {"axpy/cpp-openmp/paper/none", "axpy/cpp-openmp/paper/keyword",
                                                  "axpy/cpp-openmp/chat/none", "axpy/cpp-openmp/chat/keyword"}
     doctor = json.loads(hpceval("doctor", "--format", "json").stdout)

@@ -358,3 +358,29 @@ def lower_bound(flops: float, nbytes: float, dtype: str, device: str) -> Bound |
     how = (f"{nbytes:.3g} B at {ceil.copy_gbs:.0f} GB/s copy bandwidth, {flops:.3g} FLOP at "
            f"{ceil.peak_gflops(dtype):.0f} GFLOP/s ({ceil.source}), divided by {safety:g}")
     return Bound(max(t_bytes, t_flops) / safety, how)
+
+
+# ---------------------------------------------------------------------------------------------- the run's record
+
+
+def write_run_ceilings(out_dir: Path, devices: set[str]) -> Path | None:
+    """DIR/ceilings.json with the ceilings this machine's timing used (cached, never measured here), for the
+    devices whose rows were timed: `hpceval report DIR` finds it, so a timed run's report has roofline
+    efficiencies instead of saying that no ceilings were measured. None where none are known."""
+    data = _load_cache()
+    records = []
+    cpu = data.get("cpu")
+    if "cpu" in devices and cpu:
+        records.append({"device": "cpu", "gflops": cpu["dgemm_gflops"], "gbytes_per_s": cpu["copy_gbs"],
+                        "source": f"measured by the timing check {cpu.get('measured', '')}".strip(),
+                        "note": "FP64 DGEMM peak; copy bandwidth"})
+    gpus = data.get("gpu") or {}
+    if "gpu" in devices and len(gpus) == 1:  # one GPU model on this machine: its entry is the run's
+        name, entry = next(iter(gpus.items()))
+        records.append({"device": "gpu", "gflops": entry["dgemm_gflops"], "gbytes_per_s": entry["copy_gbs"],
+                        "source": f"{name}: {entry.get('source', '')}"})
+    if not records:
+        return None
+    path = Path(out_dir) / "ceilings.json"
+    path.write_text(json.dumps({"ceilings": records}, indent=2) + "\n")
+    return path

@@ -29,7 +29,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.split
 console = Console()
 err_console = Console(stderr=True)
 
-DEFAULT_MODEL_ENV = "HPCEVAL_OPENAI_MODEL"
 
 
 class UserError(Exception):
@@ -102,10 +101,42 @@ def _split(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
 
 
-def _default_llm() -> str:
-    if os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
-        return f"openai:{os.environ.get(DEFAULT_MODEL_ENV, 'gpt-4o-mini')}"
-    return "local"
+def _version_callback(value: bool) -> None:
+    if value:
+        from hpceval import __version__
+
+        print(f"hpceval {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_version_callback,
+                                          help="print the version and exit")] = False,
+) -> None:
+    """Grade LLM-written HPC kernels: kernel x programming model prompts -> suggestions -> sandboxed verdicts."""
+
+
+KernelsDir = Annotated[Path | None, typer.Option(help="a user kernels folder added to the built-in kernels (its "
+                                                 "models.toml adds programming models); also HPCEVAL_KERNELS_SPEC "
+                                                 "(docs/extending.md)")]
+PromptsDir = Annotated[Path | None, typer.Option(help="a user prompt templates folder: each STYLE.j2 in it is a "
+                                                 "style for --style; also HPCEVAL_PROMPTS_DIR (docs/extending.md)")]
+
+
+def _use_folders(kernels_dir: Path | None, prompts_dir: Path | None) -> None:
+    """Point the catalog and the templates at the user's folders: through the environment, so that worker
+    processes (local jobs, Dask workers started here) load the same kernels."""
+    from hpceval.prompts import PROMPTS_ENV
+    from hpceval.spec import KERNELS_ENV
+
+    for value, name, option in ((kernels_dir, KERNELS_ENV, "--kernels-dir"), (prompts_dir, PROMPTS_ENV,
+                                                                               "--prompts-dir")):
+        if value is None:
+            continue
+        if not value.is_dir():
+            raise UserError(f"{option} {value}: not a directory")
+        os.environ[name] = str(value.resolve())
 
 
 @app.command()
@@ -115,7 +146,7 @@ def run(
     models: Annotated[str, typer.Option(help="programming models: ids or bare names (openmp, cuda, ...), comma-separated, or all")] = "all",
     kernels: Annotated[str, typer.Option(help="kernels, comma-separated, or all")] = "all",
     languages: Annotated[str | None, typer.Option(help="narrow to languages: cpp,fortran,python,julia")] = None,
-    style: Annotated[str, typer.Option(help="prompt style: chat, paper or all")] = "chat",
+    style: Annotated[str, typer.Option(help="prompt style: chat, paper, a user style (--prompts-dir) or all")] = "chat",
     hints: Annotated[str, typer.Option(help="hint variants: none, keyword or all")] = "none",
     n: Annotated[int, typer.Option("-n", "--n", help="suggestions per prompt")] = 10,
     temperature: Annotated[float, typer.Option(help="sampling temperature")] = 0.2,
@@ -128,17 +159,21 @@ def run(
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence (repeatable; \\n escapes); default: per-language ones for --style paper")] = None,
     request_timeout: Annotated[float | None, typer.Option(help="seconds before an LLM request is retried")] = None,
     price_table: Annotated[Path | None, typer.Option(help="TOML/JSON: model -> {prompt, completion} US$ per million tokens; adds the cost to the summary")] = None,
-    executor: Annotated[str, typer.Option(help="local (nsjail sandbox), docker, or dask (Dask workers, each with the local sandbox; README 'Running on a cluster')")] = "local",
+    executor: Annotated[str, typer.Option(help="local (nsjail sandbox), docker, or dask (Dask workers, each with the local sandbox; docs/cluster.md)")] = "local",
     jobs: Annotated[int, typer.Option(help="concurrent build/run jobs (default: CPU count); with --executor dask and no address: LocalCluster workers")] = 0,
     scheduler: Annotated[str | None, typer.Option(help="--executor dask: join this Dask scheduler (tcp://HOST:PORT)")] = None,
     cluster: Annotated[str | None, typer.Option(help="--executor dask: start adaptive worker jobs on slurm, pbs or lsf (dask-jobqueue)")] = None,
-    cluster_config: Annotated[Path | None, typer.Option(help="--cluster: TOML with queue, account, walltime, cores, memory, gpus, env (README)")] = None,
+    cluster_config: Annotated[Path | None, typer.Option(help="--cluster: TOML with queue, account, walltime, cores, memory, gpus, env (docs/cluster.md)")] = None,
     timing: Annotated[bool, typer.Option(help="time correct kernels at the timing size")] = True,
     logprobs: Annotated[bool | None, typer.Option("--logprobs/--no-logprobs", help="ask the server for token log-probabilities and rank suggestions by their mean (default: on for OpenAI's API, off for other servers, where they slow generation; off ranks by order)")] = None,
     out: Annotated[Path, typer.Option(help="results directory (rerun the same command to resume)")] = Path("results/run"),
     rounds: Annotated[int, typer.Option(help="feedback rounds: 1 = one shot; R > 1 asks again, in the same conversation, for each suggestion that is not correct, with the harness's evidence (docs/rounds.md)")] = 1,
     optimize: Annotated[bool, typer.Option(help="with --rounds: also ask correct suggestions below --optimize-below to be faster")] = False,
     optimize_below: Annotated[float, typer.Option(help="--optimize threshold: fraction of the roofline (else speedup over the reference solution)")] = 0.5,
+    dry_run: Annotated[bool, typer.Option(help="print the plan (LLM, endpoint, prompts, requests, estimated tokens and cost) and exit: no request, nothing created")] = False,
+    strict: Annotated[bool, typer.Option(help="a model the endpoint's /models does not list is an error, not a warning")] = False,
+    kernels_dir: KernelsDir = None,
+    prompts_dir: PromptsDir = None,
 ) -> None:
     """Generate suggestions, evaluate them in the sandbox, store verdicts, export DIR/evaluations.csv."""
     from contextlib import nullcontext
@@ -151,20 +186,23 @@ def run(
     from hpceval.pipeline import Progress as RunProgress
     from hpceval.pipeline import RunConfig, default_jobs
     from hpceval.pipeline import run as run_pipeline
-    from hpceval.prompts import HINTS, STYLES, plan
+    from hpceval.prompts import DEFAULT_HINTS, DEFAULT_STYLES, HINTS, all_styles, plan, select
+    from hpceval.runplan import choose_llm, header_lines, plan_rows, plan_table, price_of, unlisted_model
     from hpceval.spec import catalog
     from hpceval.store import RunLock, Store, check_results_dir
 
     # everything that can be refused is refused before anything is created (preflight.py)
     preflight.check_numbers(n, concurrency, jobs, max_tokens, temperature, top_p, request_timeout)
+    _use_folders(kernels_dir, prompts_dir)
     cat = catalog()
-    llm = llm or _default_llm()
+    choice = choose_llm(llm, base_url)
+    llm = choice.spec
     kernel_specs = cat.select_kernels(_split(kernels))
     model_specs = cat.select_models(_split(models), _split(languages))
     if not model_specs:
         raise UserError("no programming model left after --languages; see `hpceval list models`")
-    styles = list(STYLES) if style == "all" else _split(style) or ["chat"]
-    hint_list = list(HINTS) if hints == "all" else _split(hints) or ["none"]
+    styles = select(style, all_styles(), DEFAULT_STYLES, "style")
+    hint_list = select(hints, HINTS, DEFAULT_HINTS, "hint")
     prompts = plan(cat, kernel_specs, model_specs, styles, hint_list)
     preflight.check_prompts(prompts)
     check_results_dir(out)
@@ -173,7 +211,18 @@ def run(
     prices = load_price_table(price_table) if price_table else None
     options: dict[str, Any] = {"base_url": base_url, "concurrency": concurrency, "fresh": fresh,
                                "timeout": request_timeout, "logprobs": logprobs}  # each backend takes those it knows
+    per_prompt = 1 if choice.kind == "reference" else n  # the reference backend answers one solution per prompt
+    for line in header_lines(choice, prompts, per_prompt, price_of(choice, prices) is not None):
+        console.print(line, highlight=False, soft_wrap=True)
+    if dry_run:
+        wide = console if console.is_terminal else Console(file=console.file, width=160, color_system=None)
+        wide.print(plan_table(plan_rows(prompts, choice, n, max_tokens, prices)))
+        console.print(f"dry run: nothing was asked and nothing was written; without --dry-run the results go to "
+                      f"{out}", highlight=False, soft_wrap=True)
+        return
     backend = get_backend(llm, **options)
+    if hasattr(backend, "on_event"):  # retries are told as they happen, above the progress bars
+        backend.on_event = lambda line: error(line, label="retry:", style="yellow")
     try:
         from hpceval.rounds import check_backend  # feedback rounds need a backend that holds a conversation
 
@@ -183,6 +232,11 @@ def run(
                                      workers=jobs, announce=lambda line: console.print(line, highlight=False))
         ex = get_executor(sandbox_of(executor))  # dask: the workers' local sandbox
         preflight.check_endpoint(backend)
+        warning = unlisted_model(getattr(backend, "listed_models", None), choice.model, choice.endpoint)
+        if warning and strict:
+            raise UserError(warning + " (--strict)")
+        if warning:
+            error(warning, label="warning:", style="yellow")
         evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
         config = RunConfig(llm=llm, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
                            styles=styles, hints=hint_list, generation=params, seed=seed, executor=executor,
@@ -194,6 +248,9 @@ def run(
             store = Store(out)
             try:
                 before = store.request_ids(config.run_id())
+                resumed = _resume_line(store, config.run_id(), len(prompts) * per_prompt)
+                if resumed:
+                    console.print(resumed, highlight=False)
                 run_id = _run_with_progress(lambda hooks: run_pipeline(config, cat, store, backend, evaluator,
                                                                        jobs or default_jobs(), hooks,
                                                                        dispatcher=dispatcher), RunProgress)
@@ -204,6 +261,11 @@ def run(
 
                     usage += round_lines(store, run_id, config.llm_identity.get("model") or llm, prices)
                 failed, all_failed = preflight.generation_outcome(store, run_id)
+                if timing and not frame.empty:  # the ceilings the timing check used, for `hpceval report DIR`
+                    from hpceval.ceilings import write_run_ceilings
+
+                    timed = frame[frame["time_median_s"].notna()]
+                    write_run_ceilings(out, set(timed["device"].dropna()))
             finally:
                 store.close()
     finally:
@@ -213,10 +275,24 @@ def run(
         console.print(line, highlight=False)
     console.print(f"run {run_id}: {len(frame)} suggestions -> {out / 'evaluations.csv'} and {out / 'results.sqlite'}",
                   highlight=False, soft_wrap=True)
+    answered = config.llm_identity.get("model") or llm
+    console.print(f"LLM: {llm}" + (f" (answered as {answered})" if answered not in llm else "")
+                  + f"; next: hpceval report {out}", highlight=False, soft_wrap=True)
     if failed:
         error(failed, label="error:" if all_failed else "note:", style="red" if all_failed else "yellow")
     if all_failed:
         raise typer.Exit(1)
+
+
+def _resume_line(store: Any, run_id: str, planned: int) -> str | None:
+    """'resuming run ID: N of M done, K to go' when the store already holds evaluations of this run."""
+    try:
+        done = len(store.results(run_id))
+    except Exception:  # noqa: BLE001 - informative only; the run itself reports a damaged store
+        return None
+    if not done:
+        return None
+    return f"resuming run {run_id}: {done} of {planned} suggestions done, {max(0, planned - done)} to go"
 
 
 def _run_with_progress(start: Callable[[Any], str], hooks_type: Any) -> str:
@@ -263,23 +339,29 @@ def _summary(frame) -> None:
 @app.command("list")
 @friendly
 def list_(
-    what: Annotated[str, typer.Argument(help="models | kernels | prompts")],
+    what: Annotated[str, typer.Argument(help="models | kernels | styles | prompts")],
     models: Annotated[str, typer.Option(help="for prompts: models")] = "all",
     kernels: Annotated[str, typer.Option(help="for prompts: kernels")] = "all",
-    style: Annotated[str, typer.Option(help="for prompts: chat, paper or all")] = "all",
-    hints: Annotated[str, typer.Option(help="for prompts: none, keyword or all")] = "all",
+    style: Annotated[str, typer.Option(help="for prompts: chat, paper, a user style or all (default: as `run`)")] = "chat",
+    hints: Annotated[str, typer.Option(help="for prompts: none, keyword or all (default: as `run`)")] = "none",
     show_text: Annotated[bool, typer.Option("--text", help="print the prompt texts")] = False,
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json (tables are never cut when piped)")] = "table",
+    kernels_dir: KernelsDir = None,
+    prompts_dir: PromptsDir = None,
 ) -> None:
-    """List the programming models, kernels, or the prompts of the matrix."""
-    from hpceval.prompts import HINTS, STYLES, plan
-    from hpceval.spec import catalog
+    """List the programming models, kernels, styles, or the prompts of the matrix."""
+    from hpceval.prompts import DEFAULT_HINTS, DEFAULT_STYLES, HINTS, all_styles, plan, select
+    from hpceval.spec import catalog, unknown_name
     from hpceval.tables import check_format, emit
 
     check_format(fmt)
-    if what not in ("models", "kernels", "prompts"):
-        raise UserError(f"unknown list {what!r}; valid: models, kernels, prompts")
+    if what not in ("models", "kernels", "styles", "prompts"):
+        raise UserError(unknown_name("list", what, ("models", "kernels", "styles", "prompts")))
+    _use_folders(kernels_dir, prompts_dir)
     cat = catalog()
+    if what == "styles":
+        emit(("style",), [(s,) for s in all_styles()], fmt, console)
+        return
     if what == "models":
         emit(("id", "language", "name", "study words", "toolchain", "device", "aliases"),
              [(m.id, m.language, m.name, m.words, m.toolchain, m.device, ", ".join(m.aliases))
@@ -290,8 +372,8 @@ def list_(
              [(k.id, k.function, k.summary, k.words, k.dtype, str(len(k.sizes.validation)))
               for k in cat.kernels.values()], fmt, console)
         return
-    styles = list(STYLES) if style == "all" else _split(style) or []
-    hint_list = list(HINTS) if hints == "all" else _split(hints) or []
+    styles = select(style, all_styles(), DEFAULT_STYLES, "style")
+    hint_list = select(hints, HINTS, DEFAULT_HINTS, "hint")
     prompts = plan(cat, cat.select_kernels(_split(kernels)), cat.select_models(_split(models)), styles, hint_list)
     if fmt != "table":
         header = ("prompt_id", "kernel", "model", "language", "style", "hint") + (("text",) if show_text else ())
@@ -316,6 +398,7 @@ def selftest(
     min_kill: Annotated[float, typer.Option(help="required fraction of mutants killed per cell")] = 0.9,
     markdown: Annotated[Path | None, typer.Option(help="also write the table as Markdown")] = None,
     executor: Annotated[str, typer.Option(help="local or docker")] = "local",
+    kernels_dir: KernelsDir = None,
 ) -> None:
     """Run every reference solution (must pass) and its automatic mutants (must be rejected)."""
     from hpceval.evaluate import Evaluator
@@ -324,6 +407,7 @@ def selftest(
     from hpceval.selftest import run_selftest
     from hpceval.spec import catalog
 
+    _use_folders(kernels_dir, None)
     cat = catalog()
     evaluator = Evaluator(cat, get_executor(executor), timing=False)
     report = run_selftest(cat, evaluator, cat.select_kernels(_split(kernels)), cat.select_models(_split(models)),
@@ -503,6 +587,10 @@ def recover(
 def main() -> None:
     """The console script: malformed options and arguments are one line too (exit 2), not a box of help."""
     usage_error = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")  # typer's own click
+    if not sys.stdout.isatty():  # piped help: click's plain text, not boxes squeezed to a default 80 columns
+        from typer import core as typer_core
+
+        typer_core.HAS_RICH = False
     try:
         code = app(standalone_mode=False)
     except usage_error as exc:

@@ -6,13 +6,16 @@ Programming models and languages are entries of kernels_spec/models.toml. Everyt
 broken spec fails at load time with a message naming the file and field, not deep inside a run: a spec that
 would make every suggestion pass (no validation sizes), or fail for a reason that is not the LLM's (a shape that
 names no parameter, a parameter defined twice, a FLOP count that does not evaluate), is refused when loading.
-HPCEVAL_KERNELS_SPEC names another kernels_spec folder (a kernel set of one's own).
+A user kernels folder (`--kernels-dir DIR` or HPCEVAL_KERNELS_SPEC=DIR) adds its kernel folders to the built-in
+ones, and its optional models.toml adds (or replaces, by id) languages and programming models: a newcomer's kernel
+or model is three files in a folder of their own, never an edit of the installed tree (docs/extending.md).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 import importlib.util
 import math
 import os
@@ -268,6 +271,9 @@ class Language(BaseModel):
     index_base: int
     keyword: str | None = Field(None, description="the study's keyword hint, e.g. 'function'")
     keyword_placement: Literal["same_line", "next_line"] | None = None
+    keyword_is_syntax: bool = Field(True, description="the keyword is the language's own (Fortran `subroutine`, "
+                                    "Python `def`); false where it is only the study's word (C++ `function`), so "
+                                    "a chat prompt asks for a free function instead of a keyword that does not exist")
     fence: str = Field(description="Markdown fence tag for chat answers")
     class_indices: bool = Field(False, description="the timing run hands the driver each set's scale classes as "
                                 "index files (cases/timing.write_plan): for drivers in which a pass per element "
@@ -286,6 +292,8 @@ class ProgrammingModel(BaseModel):
     usage: list[str] = Field(default_factory=list, description="regexes; each must match comment-free code")
     chat_hint: str = ""
     flags: list[str] = Field(default_factory=list, description="compiler flags the toolchain adds for this model")
+    libs: list[str] = Field(default_factory=list, description="libraries linked after the sources (-lNAME), e.g. "
+                            "['openblas'] for a model whose suggestions call CBLAS")
     mapping_check: bool = Field(False, description="statically check offload data clauses (see datamap.py)")
 
 
@@ -298,7 +306,13 @@ class Catalog(BaseModel):
     models: dict[str, ProgrammingModel]
 
     def select_kernels(self, names: Iterable[str] | None) -> list[KernelSpec]:
-        return [self.kernels[k] for k in _select(names, self.kernels, {}, "kernel")]
+        """Resolve kernel ids and the spec's aliases (`saxpy` is AXPY)."""
+        aliases: dict[str, list[str]] = {}
+        for kernel in self.kernels.values():
+            for alias in kernel.aliases:
+                if alias.lower() != kernel.id:
+                    aliases.setdefault(alias.lower(), []).append(kernel.id)
+        return [self.kernels[k] for k in _select(names, self.kernels, aliases, "kernel")]
 
     def select_models(self, names: Iterable[str] | None, languages: Iterable[str] | None = None) -> list[ProgrammingModel]:
         """Resolve model ids and bare names ('openmp' selects it in every language), narrowed by languages."""
@@ -320,12 +334,19 @@ def _select(names: Iterable[str] | None, known: dict[str, Any], aliases: dict[st
         return list(known)
     picked: list[str] = []
     for name in wanted:
-        ids = [name] if name in known else aliases.get(name.lower())
+        ids = [name] if name in known else ([name.lower()] if name.lower() in known else aliases.get(name.lower()))
         if not ids:
-            valid = ", ".join(list(known) + sorted(aliases))
-            raise UnknownNameError(f"unknown {what} {name!r}; valid: {valid}")
+            raise UnknownNameError(unknown_name(what, name, list(known) + sorted(aliases)))
         picked.extend(i for i in ids if i not in picked)
     return [k for k in known if k in picked]
+
+
+def unknown_name(what: str, name: str, valid: Iterable[str]) -> str:
+    """The one line for a name that does not exist: the closest valid names first, then all of them."""
+    valid = list(dict.fromkeys(valid))
+    close = difflib.get_close_matches(name.lower(), valid, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    return f"unknown {what} {name!r}; {hint}valid: {', '.join(valid)}"
 
 
 def _reason(exc: Exception) -> str:
@@ -348,31 +369,62 @@ def load_kernel(folder: Path) -> KernelSpec:
         raise SpecError(f"{path}: {_reason(exc)}") from None
 
 
-def load_catalog(root: Path | None = None) -> Catalog:
-    root = root or kernels_dir()
-    models_path = root / "models.toml"
+def _load_models(models_path: Path, required: bool) -> tuple[dict[str, Language], dict[str, ProgrammingModel]]:
+    """The [languages] and [models] tables of one models.toml (a user folder may have either, or no file)."""
     try:
         raw = tomllib.loads(models_path.read_text())
-        languages = {k: Language(id=k, **v) for k, v in raw["languages"].items()}
-        models = {k: ProgrammingModel(id=k, **v) for k, v in raw["models"].items()}
-    except (tomllib.TOMLDecodeError, ValidationError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        if required:
+            raw["languages"], raw["models"]  # noqa: B018 - the installed catalog needs both tables
+        languages = {k: Language(id=k, **v) for k, v in raw.get("languages", {}).items()}
+        models = {k: ProgrammingModel(id=k, **v) for k, v in raw.get("models", {}).items()}
+    except (tomllib.TOMLDecodeError, ValidationError, KeyError, TypeError, AttributeError,
+            UnicodeDecodeError) as exc:
         raise SpecError(f"{models_path}: {_reason(exc)}") from None
     except FileNotFoundError:
+        if not required:
+            return {}, {}
         raise SpecError(f"{models_path} not found: a kernels_spec folder needs models.toml") from None
-    for model in models.values():
-        if model.language not in languages:
-            raise SpecError(f"{models_path}: model {model.id} names unknown language {model.language!r}")
+    return languages, models
+
+
+def _load_kernels(root: Path) -> dict[str, KernelSpec]:
+    if not root.is_dir():
+        raise SpecError(f"kernels folder {root} is not a directory")
     kernels = {}
     for folder in sorted(p for p in root.iterdir() if (p / "spec.toml").is_file()):
         spec = load_kernel(folder)
         kernels[spec.id] = spec
+    return kernels
+
+
+def load_catalog(root: Path | None = None, extra: Path | None = None) -> Catalog:
+    """The catalog of `root` (default: the installed kernels_spec), plus a user folder `extra` whose kernels,
+    languages and models are added to it (an id that exists already is replaced by the user's)."""
+    root = root or kernels_dir()
+    languages, models = _load_models(root / "models.toml", required=True)
+    kernels = _load_kernels(root)
+    if extra is not None:
+        more_languages, more_models = _load_models(extra / "models.toml", required=False)
+        languages |= more_languages
+        models |= more_models
+        kernels |= _load_kernels(extra)
+    models_path = (extra or root) / "models.toml"
+    for model in models.values():
+        if model.language not in languages:
+            raise SpecError(f"{models_path}: model {model.id} names unknown language {model.language!r}")
     order = ["axpy", "gemv", "gemm", "spmv", "jacobi", "cg"]
     kernels = dict(sorted(kernels.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
     return Catalog(kernels=kernels, languages=languages, models=models)
 
 
-@cache
+KERNELS_ENV = "HPCEVAL_KERNELS_SPEC"
+
+
 def catalog() -> Catalog:
-    """The installed catalog (or the folder HPCEVAL_KERNELS_SPEC names), loaded once per process."""
-    override = os.environ.get("HPCEVAL_KERNELS_SPEC")
-    return load_catalog(Path(override).expanduser() if override else None)
+    """The installed catalog plus the user kernels folder HPCEVAL_KERNELS_SPEC names, loaded once per folder."""
+    return _catalog(os.environ.get(KERNELS_ENV) or None)
+
+
+@cache
+def _catalog(extra: str | None) -> Catalog:
+    return load_catalog(None, Path(extra).expanduser().resolve() if extra else None)

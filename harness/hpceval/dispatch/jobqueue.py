@@ -5,7 +5,7 @@ same `hpceval run` command then works on a laptop (LocalCluster) and on any Slur
 adaptive: from `min_jobs` (default 0) to `max_jobs` worker jobs, scaled to the pending work, and released
 (scancel/qdel/bkill by dask-jobqueue) when the run ends.
 
-Keys (all optional; README "Running on a cluster"):
+Keys (all optional; docs/cluster.md):
   queue, account, walltime ("01:00:00"), cores (per job, default 1), processes (workers per job, default 1),
   memory (per job, default "4GB"), gpus (per job, default 0), env (shell lines run before the worker starts,
   e.g. ["module load gcc", "source ~/venv/bin/activate"]), python (interpreter on the nodes, default this one),

@@ -11,7 +11,10 @@
   sample order); each suggestion records how (meta.ranked_by) and whether its request asked for them
   (meta.logprobs). A cached answer that was asked for without them is asked again by a run that ranks by them.
 - Before a run, check() asks GET /models once with a short timeout, so that an endpoint that cannot be reached
-  stops the run with one line instead of a minute of retries and a run of failed generations.
+  stops the run with one line instead of a minute of retries and a run of failed generations; the model ids it
+  lists are kept (`listed_models`) so the CLI can warn about a model the endpoint does not serve.
+- Retries are told as they happen (`on_event`, one line each: the prompt, what failed, the wait, the attempt),
+  not only in the final error: a bar frozen for a minute of backoff says why.
 - Requests run concurrently (asyncio, at most `concurrency` in flight). 408/409/429/5xx, timeouts, dropped
   connections and malformed responses are retried with exponential backoff and jitter, honouring Retry-After;
   a request that still fails becomes a generation error for its samples (with every attempt recorded) and the
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import os
 import random
 import time
@@ -105,6 +109,8 @@ class OpenAICompatBackend:
         self._completions_ok: bool | None = None if api == "auto" else api == "completions"
         self._n_support: bool | None = None
         self._probe_lock: asyncio.Lock | None = None
+        self.listed_models: list[str] | None = None
+        self.on_event: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------------------------------------ protocol
     def describe(self) -> dict[str, Any]:
@@ -128,7 +134,7 @@ class OpenAICompatBackend:
                                          headers={"Authorization": f"Bearer {self.api_key or 'EMPTY'}"})
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - the user's endpoint
-                response.read(1 << 16)
+                self.listed_models = _model_ids(response.read(1 << 20))
         except urllib.error.HTTPError as exc:
             if exc.code in (401, 403):
                 raise BackendError(f"{self.base_url} refused the API key ({exc.code}); check OPENAI_API_KEY") from None
@@ -324,6 +330,7 @@ class OpenAICompatBackend:
             attempts.append(attempt)
             failures = sum(1 for a in attempts if not a.get("switch"))
             if not retryable or failures > self.retries:
+                self._tell(f"{job.prompt.prompt_id}: {error}; gave up after {failures} attempt(s)")
                 self._fail(job, indices, error, {
                     "id": request_id, "api": api, "samples": indices, "n": len(indices), "seed": seed,
                     "prompt_tokens": None, "completion_tokens": None, "latency_s": None, "attempts": attempts,
@@ -333,7 +340,14 @@ class OpenAICompatBackend:
                     else min(self.max_backoff, self.backoff * 2 ** (failures - 1)) * random.uniform(0.5, 1.0))
             attempt["retry_after_s"] = retry_after
             attempt["wait_s"] = round(wait, 3)
+            self._tell(f"{job.prompt.prompt_id}: {error}; waiting {wait:.1f} s"
+                       + (" (Retry-After)" if retry_after is not None else "")
+                       + f", then attempt {failures + 1} of {self.retries + 1}")
             await asyncio.sleep(wait)
+
+    def _tell(self, line: str) -> None:
+        if self.on_event is not None:
+            self.on_event(line)
 
     def _accept(self, job: Job, indices: list[int], choices: list[dict[str, Any]], request: dict[str, Any]) -> None:
         for index, choice in zip(indices, choices, strict=False):
@@ -374,6 +388,18 @@ def cheap_logprobs(base_url: str) -> bool:
     """The --logprobs default: on where log-probabilities cost nothing extra (OpenAI's API), off elsewhere."""
     host = urllib.parse.urlparse(base_url).hostname or ""
     return host == "api.openai.com"
+
+
+def _model_ids(body: bytes) -> list[str] | None:
+    """The model ids of a GET /models answer ({"data": [{"id": ...}]}), None where it is not one."""
+    try:
+        data = json.loads(body).get("data")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(data, list):
+        return None
+    ids = [m.get("id") for m in data if isinstance(m, dict)]
+    return [i for i in ids if isinstance(i, str)] or None
 
 
 def _seed(seed: int | None, index: int) -> int | None:

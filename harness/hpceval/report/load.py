@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,20 @@ def _llm_label(spec: str, identity: dict[str, Any]) -> str:
     if spec == "reference" or ":" in spec or not model or model == spec:
         return spec
     return f"{spec}:{model}"
+
+
+def read_only_stores(paths: Iterable[str | Path]) -> Iterator[sqlite3.Connection]:
+    """Each results directory's results.sqlite opened read-only, in turn (directories without one are skipped);
+    a connection is closed when the caller moves on."""
+    for raw in paths:
+        db = _sqlite_of(Path(raw))
+        if db is None:
+            continue
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            yield con
+        finally:
+            con.close()
 
 
 def load_runs(runs: Iterable[str | Path]) -> pd.DataFrame:

@@ -22,7 +22,8 @@ import pandas as pd
 from hpceval import __version__
 from hpceval.metrics import Rubric
 from hpceval.report.figures import figures
-from hpceval.report.scores import KS, SCHEMA_VERSION, Scores, score, with_schema
+from hpceval.report.pages import write_pages
+from hpceval.report.scores import GROUP_KEYS, KS, SCHEMA_VERSION, SUMMARY_KEYS, Scores, score, with_schema
 from hpceval.store import write_csv_atomic
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -168,7 +169,7 @@ def build_report(runs: list[Path], out: Path, *, rubric: str | Path | Rubric | N
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")
     written.append(out / "manifest.json")
     written.append(_write_markdown(scores, out, fig_paths, manifest))
-    written.append(_write_html(scores, out, fig_paths, manifest))
+    written.append(_write_html(scores, out, fig_paths, manifest, runs))
     return written
 
 
@@ -212,23 +213,36 @@ def _write_markdown(scores: Scores, out: Path, fig_paths: dict[str, Path], manif
     return path
 
 
-def _write_html(scores: Scores, out: Path, fig_paths: dict[str, Path], manifest: dict) -> Path:
+def _linked(rows: list[list[tuple[str, str]]], frame: pd.DataFrame, keys: list[str],
+            hrefs: dict[tuple[str, ...], str]) -> list[list[tuple[str, str, str]]]:
+    """Every cell of a row links to the page of the row's suggestions (pages.write_pages)."""
+    out = []
+    for row, (_, r) in zip(rows, frame.iterrows(), strict=True):
+        href = hrefs.get((*keys, *(str(r[k]) for k in keys)), "")
+        out.append([(text, value, href) for text, value in row])
+    return out
+
+
+def _write_html(scores: Scores, out: Path, fig_paths: dict[str, Path], manifest: dict,
+                runs: Sequence[Path] = ()) -> Path:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=jinja2.select_autoescape(["html", "j2"]))
+    hrefs = write_pages(env, out, scores.samples, runs, [SUMMARY_KEYS, GROUP_KEYS])
     tables = []
     for title, frame, with_kernel, tid in (("Per LLM × programming model", scores.summary, False, "summary"),
                                            ("Per LLM × programming model × kernel", scores.leaderboard, True,
                                             "leaderboard")):
         cols = _html_columns(frame, scores.ks, with_kernel)
         kinds = ["text" if kind == "text" else "num" for _, _, kind in cols]
+        rows = _table_rows(frame, cols) if not frame.empty else []
         tables.append({"id": tid, "title": title, "headers": list(zip([c[0] for c in cols], kinds, strict=True)),
-                       "rows": _table_rows(frame, cols) if not frame.empty else []})
+                       "rows": _linked(rows, frame, GROUP_KEYS if with_kernel else SUMMARY_KEYS, hrefs)})
     cols = _round_columns(scores)
     if cols:
         tables.append({"id": "rounds", "title": "Per feedback round (metric after r rounds; spend of round r)",
                        "headers": [(c[0], "text" if c[2] == "text" else "num") for c in cols],
-                       "rows": _table_rows(scores.round_curves, cols)})
+                       "rows": [[(*cell, "") for cell in row] for row in _table_rows(scores.round_curves, cols)]})
     comp = scores.comparisons
     comparisons = [{"a": r.llm_a, "b": r.llm_b, "model": r.model, "metric": r.metric, "prompts": r.prompts,
                     "mean_a": _fmt(r.mean_a), "mean_b": _fmt(r.mean_b),

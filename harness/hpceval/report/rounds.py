@@ -177,20 +177,13 @@ def round_lines(store: Any, run_id: str, model: str, prices: dict[str, Price] | 
 def load_usage(paths: Sequence[Any]) -> pd.DataFrame:
     """The llm_requests rows of the stores under `paths` (read-only; none for a published CSV)."""
     import sqlite3
-    from pathlib import Path
 
-    from hpceval.report.load import _sqlite_of
+    from hpceval.report.load import read_only_stores
 
     frames = []
-    for raw in paths:
-        db = _sqlite_of(Path(raw))
-        if db is None:
-            continue
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    for con in read_only_stores(paths):
         try:
             frames.append(pd.read_sql_query("SELECT * FROM llm_requests", con))
         except (sqlite3.DatabaseError, pd.errors.DatabaseError):
             continue
-        finally:
-            con.close()
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

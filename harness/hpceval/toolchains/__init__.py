@@ -243,6 +243,11 @@ class ThreadCheck:
 LAYOUT_FLAGS: tuple[str, ...] = ("-falign-functions=64", "-falign-loops=32")
 
 
+def model_libs(model: ProgrammingModel) -> list[str]:
+    """The model's `libs` (models.toml) as linker arguments after the sources: a name is -lNAME, a flag is kept."""
+    return [lib if lib.startswith("-") else f"-l{lib}" for lib in model.libs]
+
+
 class CompiledToolchain(Toolchain):
     """A compiler that turns the driver (which includes or links the kernel) into ./prog."""
 
@@ -261,7 +266,7 @@ class CompiledToolchain(Toolchain):
 
     def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
         return [[self.compiler, *self.base_flags, *self.layout_flags, *model.flags, *self.sources, "-o", "prog",
-                 *self.link_flags(model)]]
+                 *self.link_flags(model), *model_libs(model)]]
 
     def link_flags(self, model: ProgrammingModel) -> list[str]:
         return []

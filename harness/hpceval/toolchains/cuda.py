@@ -34,7 +34,7 @@ from hpceval import scratch
 from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, JobAdjust, SecondRun, ToolInfo, tool_version
+from hpceval.toolchains import CompiledToolchain, JobAdjust, SecondRun, ToolInfo, model_libs, tool_version
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 PROBE_SOURCE = INCLUDE_DIR / "hpceval_cupti_probe.cpp"
@@ -501,7 +501,7 @@ class CudaToolchain(GpuProbeMixin, CompiledToolchain):
 
     def build_steps(self, model: ProgrammingModel, code: str = "") -> list[list[str]]:
         return [[nvcc_path() or "nvcc", *self.nvcc_flags(), *model.flags, "driver.cu", "-o", "prog",
-                 *vendor_link_flags(code)]]
+                 *vendor_link_flags(code), *model_libs(model)]]
 
     def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
         """The GPU job's limits; a suggestion that calls cuBLAS/cuSPARSE also links them (nvcc appends the flags

@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import ToolInfo, tool_version
+from hpceval.toolchains import ToolInfo, model_libs, tool_version
 from hpceval.toolchains.cuda import NO_GPU_NOTE, CudaToolchain, cuda_arch, nvcc_path, nvcc_version, nvidia_gpu
 
 HIPCC_HINT = "apt-get install hipcc (AMD, Debian) or the ROCm HIP SDK; on NVIDIA GPUs only nvcc is needed"
@@ -84,9 +84,10 @@ class Hip(CudaToolchain):
 
     def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
         if self.platform() == "nvidia":
-            return [[nvcc_path() or "nvcc", *self.nvcc_flags(), *model.flags, "driver.cu", "-o", "prog"]]
+            return [[nvcc_path() or "nvcc", *self.nvcc_flags(), *model.flags, "driver.cu", "-o", "prog", *model_libs(model)]]
         arch = amd_gpu_arch() or "gfx90a"
-        return [["hipcc", "-O3", "-std=c++17", f"--offload-arch={arch}", "-w", *model.flags, "driver.cpp", "-o", "prog"]]
+        return [["hipcc", "-O3", "-std=c++17", f"--offload-arch={arch}", "-w", *model.flags, "driver.cpp", "-o", "prog",
+                 *model_libs(model)]]
 
     def hooks(self, model: ProgrammingModel):
         from hpceval.bind import DriverHooks

@@ -41,7 +41,7 @@ from hpceval.analysis.kokkos_spaces import host_space_problem
 from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import LAYOUT_FLAGS, JobAdjust, Toolchain, ToolInfo, threads
+from hpceval.toolchains import LAYOUT_FLAGS, JobAdjust, Toolchain, ToolInfo, model_libs, threads
 from hpceval.toolchains.cuda import (
     GPU_JOB_ENV,
     INCLUDE_DIR,
@@ -290,7 +290,7 @@ class Kokkos(GpuProbeMixin, Toolchain):
 
     def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
         prefix = self.prefix()
-        libs = [f"-L{prefix / 'lib'}", "-lkokkoscontainers", "-lkokkoscore", "-ldl"]
+        libs = [f"-L{prefix / 'lib'}", "-lkokkoscontainers", "-lkokkoscore", "-ldl", *model_libs(model)]
         if self.backend == "cuda":
             arch = cuda_arch()
             return [[str(prefix / "bin" / "nvcc_wrapper"), "-O3", "-std=c++17", "-expt-extended-lambda",

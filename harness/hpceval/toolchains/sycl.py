@@ -41,7 +41,7 @@ from pathlib import Path
 from hpceval import scratch
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, SecondRun, ToolInfo, threads, tool_version
+from hpceval.toolchains import CompiledToolchain, SecondRun, ToolInfo, model_libs, threads, tool_version
 from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir, cached_library, nvidia_gpu
 from hpceval.toolchains.source_build import SourceBuildError, finish_install, is_complete, run_steps
 
@@ -305,7 +305,7 @@ class Sycl(CompiledToolchain):
     def build_steps(self, model: ProgrammingModel) -> list[list[str]]:
         command = self.compiler_command()
         return [[*command, *self.base_flags, *self.layout_flags, *_target_flags(command), *model.flags, *self.sources,
-                 "-o", "prog"]]
+                 "-o", "prog", *model_libs(model)]]
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         env = {**super().env(model), "OMP_PROC_BIND": "false"}
