@@ -82,3 +82,4 @@ def test_the_model_without_its_libs_does_not_link(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(open(out / "evaluations.csv")))
     assert [r["verdict"] for r in rows] == ["build_error"], rows
+    assert "undefined reference to" in rows[0]["evidence"], rows[0]["evidence"]  # what is missing, not only ld's exit

@@ -134,10 +134,15 @@ def adjusted_limits(limits: Limits, adjust: JobAdjust | None) -> Limits:
     return dataclasses.replace(limits, **changes) if changes else limits
 
 
+# Linker lines that name what is missing without the word "error" (GNU ld, lld, the dynamic loader)
+LINKER = re.compile(r"undefined reference to|undefined symbol|cannot find -l|multiple definition of")
+
+
 def first_errors(result: ProcResult) -> str:
-    """The compiler lines that matter: the first few 'error' lines, else the tail."""
+    """The compiler lines that matter: the first few 'error' lines and the linker's undefined references (without
+    them a link failure is only "collect2: error: ld returned 1 exit status"), else the tail."""
     text = result.stderr or result.stdout
-    errors = [line for line in text.splitlines() if "error" in line.lower()]
+    errors = [line for line in text.splitlines() if "error" in line.lower() or LINKER.search(line)]
     return ("\n".join(errors[:6]) if errors else text[-800:]).strip()[:1500]
 
 
