@@ -434,7 +434,7 @@ def test_tiled_gemm_is_launched_32x32_as_main_launches_it(catalog):
     assert not b.error, b.error
     assert harness_launched(b.call)
     setup = "\n".join(b.setup)
-    assert "dim3 hp_l_block(TILE, TILE);" in setup, setup
+    assert "dim3 hp_l_block((32), (32));" in setup, setup  # TILE expanded: the driver is shielded from its macros
     # main's N and M are the kernel's N and M parameters: the driver's sizes of those roles
     assert "launch taken from the suggestion's main" in b.evidence
     assert "16x16" not in b.evidence
@@ -445,7 +445,7 @@ def test_main_size_names_are_translated_to_the_kernels_roles(catalog):
     grid = next(s for s in b.setup if s.startswith("dim3 hp_l_grid("))
     # the kernel's (M, N, K) map to the canonical sizes: main's N becomes the driver's column count, M its rows
     mapping = b.mapping
-    assert grid == f"dim3 hp_l_grid(({mapping['N']} + TILE - 1) / TILE, ({mapping['M']} + TILE - 1) / TILE);", grid
+    assert grid == f"dim3 hp_l_grid(({mapping['N']} + (32) - 1) / (32), ({mapping['M']} + (32) - 1) / (32));", grid
 
 
 def test_one_dimensional_launch_keeps_mains_512_threads(catalog):
@@ -454,13 +454,13 @@ def test_one_dimensional_launch_keeps_mains_512_threads(catalog):
     setup = "\n".join(b.setup)
     assert "hp_l_threadsPerBlock = 512;" in setup
     assert re.search(r"hp_l_blocksPerGrid = \(n \+ hp_l_threadsPerBlock - 1\) / hp_l_threadsPerBlock;", setup), setup
-    assert "hp_grid(hp_l_blocksPerGrid)" in setup and "hp_block(hp_l_threadsPerBlock)" in setup
+    assert "hp_grid = dim3(hp_l_blocksPerGrid)" in setup and "hp_block = dim3(hp_l_threadsPerBlock)" in setup
 
 
 def test_fixed_grid_of_a_grid_stride_kernel_is_kept(catalog):
     b = _bind(catalog, GRID_STRIDE_FIXED, "gemv", "cpp-cuda")
     assert not b.error, b.error
-    assert "hp_grid(48)" in "\n".join(b.setup) and "hp_block(128)" in "\n".join(b.setup)
+    assert "hp_grid = dim3(48), hp_block = dim3(128)" in "\n".join(b.setup)
     assert "launch taken from the suggestion's main" in b.evidence
 
 
@@ -469,7 +469,7 @@ def test_hip_launch_kernel_ggl_in_main(catalog):
     assert not b.error, b.error
     setup = "\n".join(b.setup)
     # one block per row (main's dim3(m)): m is the kernel's nrows, the driver's row count
-    assert f"hp_grid(dim3({b.mapping['nrows']}))" in setup and "hp_block(dim3(BLOCK))" in setup, setup
+    assert f"hp_grid = dim3(dim3({b.mapping['nrows']}))" in setup and "hp_block = dim3(dim3((64)))" in setup, setup
 
 
 def test_template_arguments_come_from_mains_launch(catalog):
@@ -497,7 +497,7 @@ def test_under_covering_grid_is_launched_as_written(catalog):
 def test_no_guard_kernel_gets_mains_over_covering_launch(catalog):
     b = _bind(catalog, NO_GUARD_OVER_COVER, "axpy", "cpp-cuda")
     assert not b.error, b.error
-    assert "hp_grid((n + 255) / 256)" in "\n".join(b.setup) and "hp_block(256)" in "\n".join(b.setup)
+    assert "hp_grid = dim3((n + 255) / 256), hp_block = dim3(256)" in "\n".join(b.setup)
 
 
 @pytest.mark.parametrize("code,why", [(DEVICE_QUERY, "prop"), (OWN_SIZE, "total")], ids=["device-query", "own-size"])

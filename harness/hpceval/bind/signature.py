@@ -391,12 +391,12 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
     spec = kr.spec
     glue = make_glue(m, kr, lang)
     if model is not None and launchable(model.id) and (launch or takes_device_pointers(fn.text)):
-        glue = launch_glue(glue, m, kr, model.id, launch)
+        glue = launch_glue(glue, m, kr, model.id, launch, unit)
     exact = _exact_canonical(fn, m, kr, lang) and not (glue.setup or glue.teardown or glue.call and lang != "python")
     exact = exact and precision == base_dtype
     module = None
     if lang == "cpp":
-        source, dropped = prune_cpp(unit, fn)
+        source, dropped = prune_cpp(unit, fn, glue.uses)
     elif lang == "python":
         source, dropped = prune_python(unit, fn, model.id if model else None)
     elif lang == "fortran":
