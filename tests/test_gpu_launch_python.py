@@ -150,17 +150,7 @@ def gemv(A, x, y):
     copy_kernel[(m + 127) // 128, 128](d, d)
 """
 
-NUMBA_CUT_OFF = """
-from numba import cuda
-
-@cuda.jit
-def gemv_kernel(A, x, y, m, n):
-    row = cuda.grid(1)
-    if row < m:
-        s = 0.0
-        for j in range(n):
-            s += A[row, j] * x[
-"""
+NUMBA_CUT_OFF = NUMBA_1D_SCRIPT[:NUMBA_1D_SCRIPT.index("x[j]")]  # ends mid-expression
 
 TRITON_SCRIPT = """
 import torch
