@@ -135,7 +135,9 @@ def test_kernel_with_qualifier_on_its_own_line_is_launched_by_the_harness(catalo
     assert b.function == "saxpy" and harness_launched(b.call)
     assert "__global__" in b.source and "main" not in b.source
     assert any("cudaMalloc" in line for line in b.setup) and any("cudaMemcpyDeviceToHost" in line for line in b.teardown)
-    assert "1D grid of 256-thread blocks" in b.evidence
+    # launched as its own main launches it (the grid and block of main's chevrons, main's N read as the driver's n)
+    assert "launch taken from the suggestion's main: saxpy<<<(N + 255) / 256, 256>>>" in b.evidence, b.evidence
+    assert "const dim3 hp_grid = dim3((n + 255) / 256), hp_block = dim3(256);" in b.setup
     # the model check reads the launch the suggestion's own main made (its main is not in the unit)
     assert usage_problem(_checked_code(KERNEL_ONLY, b), m, catalog.languages["cpp"]) is None
 

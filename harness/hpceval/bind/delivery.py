@@ -19,9 +19,10 @@ if TYPE_CHECKING:
 
 def norm(name: str, lang: str) -> str:
     """A name as the name lists compare it: Fortran's case folded, and a member's decoration dropped (`_x`, `x_`,
-    `m_x`: a functor's members and a class's fields carry the parameter names they stand for)."""
+    `m_x`: a functor's members and a class's fields carry the parameter names they stand for; `x_ptr`: a Triton
+    kernel's pointer to x)."""
     name = name.lower() if lang == "fortran" else name
-    bare = re.sub(r"^(?:m_|_+)|_+$", "", name)
+    bare = re.sub(r"^(?:m_|_+)|(?:_ptr)?_*$", "", name)
     return bare or name
 
 

@@ -91,10 +91,12 @@ def _model_headers(text: str) -> list[str]:
     return []
 
 
-def prune_cpp(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
+def prune_cpp(unit: Unit, fn: SFunction, uses: set[str] | frozenset[str] = frozenset()) -> tuple[str, list[str]]:
+    """The bound function, the helpers it calls and the file-level items they (or the glue: `uses`, e.g. a macro
+    the suggestion's own launch reads) need."""
     helpers = called_helpers(unit, fn)
     kept_fns = [fn, *helpers]
-    used = set()
+    used = set(uses)
     for f in kept_fns:
         used |= set(re.findall(r"[A-Za-z_]\w*", f.text))
     kept_items = []

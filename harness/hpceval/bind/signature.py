@@ -35,6 +35,7 @@ from hpceval.bind.functor import policy as functor_policy
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.glue.launch import host_launches, launch_glue, launchable, takes_device_pointers
 from hpceval.bind.graded import PRECISION_KEY
+from hpceval.bind.launches.python import PREFIX, script_launcher
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
 from hpceval.bind.parse import SFunction, Unit, parse
 from hpceval.bind.prune import called_helpers, prune_cpp, prune_fortran, prune_julia, prune_python
@@ -304,6 +305,8 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
     score, fn, m, _ = max(bound, key=lambda r: r[0])
     if _empty_body(fn):  # a signature with declarations only: no kernel to run (the evaluator says `incomplete`)
         return _error(spec, f"{fn.name}: signature and declarations only, no statements", function=fn.name)
+    if lang_id == "python" and not _cut_off(fn):
+        unit, fn, m = _script_launch(code, unit, fn, m, notes)
     binding = _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions), model, launch)
     for alt in m.alternatives:  # near ties the evaluator probes by execution (hpceval.probe)
         alt.base = m.base
@@ -345,6 +348,23 @@ def _precision(fn: SFunction, kr: KernelRoles) -> str:
         return kr.spec.dtype
     declared = {p.dtype for p in fn.params if p.kind == "real" and p.dtype}
     return declared.pop() if len(declared) == 1 and declared <= set(_PRECISION_WORD) else kr.spec.dtype
+
+
+def _script_launch(code: str, unit: Unit, fn: SFunction, m: Mapping, notes: list[str]
+                   ) -> tuple[Unit, SFunction, Mapping]:
+    """A numba.cuda or Triton kernel is bound through a launcher appended to the unit (bind.launches.python),
+    which launches it the way the suggestion's script does; the launcher takes the kernel's mapped parameters."""
+    made = script_launcher(unit, fn, m)
+    if made is None:
+        return unit, fn, m
+    source, note = made
+    unit = parse(code.rstrip("\n") + "\n" + source, "python")
+    launcher = next(f for f in unit.functions if f.name == PREFIX + fn.name)
+    mapped = [p for p in fn.params if m.assign.get(p.position) is not None]
+    launcher.params = [dataclasses.replace(p, position=j) for j, p in enumerate(mapped)]
+    assign = {j: m.assign[p.position] for j, p in enumerate(mapped)}
+    notes.append(note)
+    return unit, launcher, dataclasses.replace(m, fn=launcher, assign=assign, alternatives=[])
 
 
 def _launch_functors(code: str, unit: Unit, notes: list[str]) -> tuple[str, Unit, list[SFunction]]:
@@ -391,12 +411,12 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
     spec = kr.spec
     glue = make_glue(m, kr, lang)
     if model is not None and launchable(model.id) and (launch or takes_device_pointers(fn.text)):
-        glue = launch_glue(glue, m, kr, model.id, launch)
+        glue = launch_glue(glue, m, kr, model.id, launch, unit)
     exact = _exact_canonical(fn, m, kr, lang) and not (glue.setup or glue.teardown or glue.call and lang != "python")
     exact = exact and precision == base_dtype
     module = None
     if lang == "cpp":
-        source, dropped = prune_cpp(unit, fn)
+        source, dropped = prune_cpp(unit, fn, glue.uses)
     elif lang == "python":
         source, dropped = prune_python(unit, fn, model.id if model else None)
     elif lang == "fortran":

@@ -28,6 +28,7 @@ class Glue:
     call: str | None = None
     returns: str | None = None
     notes: list[str] = field(default_factory=list)
+    uses: set[str] = field(default_factory=set)  # file-level names the glue reads (the pruning keeps them)
 
 
 class Plan:

@@ -11,17 +11,27 @@ correct on any such grid; one that does neither writes out of bounds and fails u
 would in the suggestion's own `main` for most sizes. The copies lie outside the timed call; CUPTI's kernel-only
 time is what the timing run reports for GPU models anyway.
 
-Limits, said in the evidence: a kernel that needs dynamic shared memory or a particular block size (a tiled GEMM
-that indexes `__shared__` tiles by threadIdx) gets 256 threads (1D), 16x16 (2D) or 8x8x8 (3D) per block.
+The launch is the one the suggestion's own host code makes (bind.launches.cpp: grid, block, dynamic shared
+memory and template arguments as functions of the kernel's arguments), so a tiled GEMM whose `__shared__` tiles
+assume main's 32x32 blocks gets them. Only where the suggestion launches the kernel nowhere, or computes the launch
+in a way the harness cannot evaluate (a device query, a size it does not pass to the kernel), the documented
+default is used: 256 threads (1D), 16x16 (2D) or 8x8x8 (3D) per block over the largest size; the evidence says
+which launch was used and why.
+
+Separate outputs (a variant's own output array, out-of-place AXPY's `z`) get device buffers like the canonical
+arrays and come back to their temporaries before those are copied to their canonical targets.
 """
 
 from __future__ import annotations
 
 import re
 
-from hpceval.bind.glue.common import Glue, array_plans
+from hpceval.bind.glue.common import Glue, array_plans, extra
+from hpceval.bind.launches import Found, default_note, no_site, taken_note
+from hpceval.bind.launches.cpp import main_launch
 from hpceval.bind.mapping import Mapping
-from hpceval.bind.roles import KernelRoles
+from hpceval.bind.parse import Unit
+from hpceval.bind.roles import KernelRoles, Role
 
 # the runtime API per programming model (the HIP header maps hip* onto CUDA on NVIDIA machines)
 RUNTIME = {"cpp-cuda": "cuda", "cpp-hip": "hip"}
@@ -31,7 +41,7 @@ BLOCKS = {1: ("256", "1", "1"), 2: ("16", "16", "1"), 3: ("8", "8", "8")}
 def harness_launched(call: str | None) -> bool:
     """The binding's call is this module's launch (the model checks then read it as the suggestion's own launch,
     which its dropped `main` made)."""
-    return bool(call) and "<<<hp_grid, hp_block>>>" in call
+    return bool(call) and re.search(r"<<<hp_grid, hp_block(?:, hp_shmem)?>>>", call) is not None
 
 
 def launchable(model_id: str | None) -> bool:
@@ -63,9 +73,23 @@ C_SCALARS = {"float", "double", "int", "long", "long long", "unsigned", "unsigne
              "short", "char", "int32_t", "int64_t", "uint32_t", "uint64_t", "long int", "long double", "half", "__half"}
 
 
-def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: bool = True) -> Glue:
+def _device_count(role: Role, plans: dict, kr: KernelRoles) -> str | None:
+    """Elements of the device buffer for an array parameter: the canonical array's (hp_k where a square variant
+    pads it), or a separate output's target's; None for an array the harness does not hand over."""
+    if role.name in plans:
+        pad = plans[role.name].pad
+        return " * ".join(f"(size_t)({'hp_k' if pad[d] else e})" for d, e in enumerate(role.shape)) or "1"
+    what, target = extra(role) if role.extra else ("", "")
+    if what == "output":
+        return " * ".join(f"(size_t)({e})" for e in kr.role(target).shape) or "1"
+    return None
+
+
+def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: bool = True,
+                unit: Unit | None = None) -> Glue:
     """The host glue `g` (arguments over host data) turned into device buffers and either a launch of the device
-    kernel m.fn (launch) or a call of the host function m.fn that takes device pointers."""
+    kernel m.fn (launch; configured as the suggestion's own launch in `unit` where it makes one) or a call of the
+    host function m.fn that takes device pointers."""
     api = RUNTIME[model_id]
     plans = array_plans(m, kr, "cpp")
     sizes = [r.name for r in kr.canonical if r.kind in ("int", "index") and not r.is_array and r.size]
@@ -76,11 +100,18 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
     args = list(g.args)
     teardown: list[str] = []
     frees: list[str] = []
+    scalars: dict[int, str] = {}  # the driver's value of each scalar parameter (main's launch is read through it)
     by_position = {p.position: i for i, p in enumerate(p for p in m.fn.params if p.default is None
                                                            or m.assign.get(p.position) is not None)}
     for p in m.fn.params:
         role = m.assign.get(p.position)
-        if role is None or not role.is_array or role.name not in plans or p.position not in by_position:
+        if role is None or p.position not in by_position:
+            continue
+        if not role.is_array:
+            scalars[p.position] = args[by_position[p.position]].removeprefix("&")
+            continue
+        count = _device_count(role, plans, kr)
+        if count is None:
             continue
         i = by_position[p.position]
         host = args[i]
@@ -88,8 +119,6 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
                         .replace("*", " ").split())
         if elem not in C_SCALARS:  # `T *x` of a template kernel: the type it is graded in (T is deduced from it)
             elem = "int" if role.kind == "index" else "float" if kr.spec.dtype == "float32" else "double"
-        pad = plans[role.name].pad  # a square variant's zero-padded temporaries are k x k
-        count = " * ".join(f"(size_t)({'hp_k' if pad[d] else e})" for d, e in enumerate(role.shape)) or "1"
         dev = f"hp_d_{role.name}"
         out.setup.append(f"{elem} *{dev} = nullptr;")
         out.setup.append(f"{api}Malloc((void **)&{dev}, std::max<size_t>({count}, 1) * sizeof({elem}));")
@@ -104,11 +133,31 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
         out.notes.append("a host function that launches on device pointers (it never allocates or copies): arrays "
                          "passed as device buffers, copied in before the call and back after it")
         return out
+    site = main_launch(unit, m.fn, scalars) if unit is not None else no_site(m.fn.name)
+    copies = "arrays copied to device buffers before the call, outputs back after it"
+    if isinstance(site, Found):
+        return _site_launch(out, m, args, api, site, copies)
     grid = ", ".join(f"(unsigned)((hp_extent + {b} - 1) / {b})" if d < dims else "1" for d, b in enumerate(block))
     out.setup.append(f"const long hp_extent = std::max<long>({extent}, 1);")
     out.setup.append(f"const dim3 hp_grid({grid}), hp_block({', '.join(block)});")
     out.call = f"{{ {m.fn.name}<<<hp_grid, hp_block>>>({', '.join(args)}); {api}DeviceSynchronize(); }}"
     out.notes.append(f"a __global__ kernel with no host launcher: the harness launches it ({dims}D grid of "
                      f"{'x'.join(block[:dims])}-thread blocks covering the largest size, {', '.join(sizes) or '1'}; "
-                     f"arrays copied to device buffers before the call, outputs back after it)")
+                     f"{copies}); {default_note(site)}")
+    return out
+
+
+def _site_launch(out: Glue, m: Mapping, args: list[str], api: str, site: Found, copies: str) -> Glue:
+    """The launch the suggestion's own host code makes (bind.launches.cpp), over the driver's device buffers."""
+    out.setup.extend(site.setup)
+    out.setup.append(f"const dim3 hp_grid = dim3({site.grid}), hp_block = dim3({site.block});")
+    config = "hp_grid, hp_block"
+    if site.shmem:
+        out.setup.append(f"const size_t hp_shmem = (size_t)({site.shmem});")
+        config += ", hp_shmem"
+    targs = f"<{site.targs}>" if site.targs else ""
+    out.call = f"{{ {m.fn.name}{targs}<<<{config}>>>({', '.join(args)}); {api}DeviceSynchronize(); }}"
+    out.uses |= site.uses
+    out.notes.append(f"a __global__ kernel with no host launcher: the harness launches it as the suggestion does "
+                     f"({copies}); {taken_note(site.where, site.written)}")
     return out

@@ -202,6 +202,9 @@ _NOT_CODE = {"variable_declaration", "subroutine_statement", "function_statement
              "parameter_list", "line_comment", "block_comment"}
 
 
+_METADATA = frozenset({"shape", "size", "ndim", "dtype", "strides"})  # Python array attributes that are no element
+
+
 def touch_order(root: ts.Node, params: set[str], assign_types: dict[str, str], call_types: tuple[str, ...],
                 return_types: tuple[str, ...], pointers: bool = False) -> set[str]:
     """Parameters whose first touch in source order reads them (accumulate into an output, y += A*x).
@@ -245,7 +248,10 @@ def touch_order(root: ts.Node, params: set[str], assign_types: dict[str, str], c
             name = text_of(node)
             if name in params:
                 parent = node.parent
-                if pointers and not (parent is not None and (
+                if parent is not None and parent.type == "attribute" and text_of(
+                        parent.child_by_field_name("attribute")) in _METADATA:
+                    first.setdefault(name, "alias")  # C.shape[0] reads no element of C
+                elif pointers and not (parent is not None and (
                         (parent.type == "subscript_expression" and parent.child_by_field_name("argument") == node)
                         or parent.type == "pointer_expression")):
                     first.setdefault(name, "alias")
