@@ -28,6 +28,7 @@ class Glue:
     call: str | None = None
     returns: str | None = None
     notes: list[str] = field(default_factory=list)
+    types: dict = field(default_factory=dict)  # parameter name -> the type its adapter builds (bind.adapt)
 
 
 class Plan:
