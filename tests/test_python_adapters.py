@@ -422,25 +422,27 @@ NUMPY_CASES = [
         """, "runtime_error"),
 ]
 
+NUMBA_SCIPY_ROWS = """
+import numpy as np
+from numba import njit, prange
+
+@njit(parallel=True)
+def _rows(indptr, indices, data, x, y):
+    for i in prange(y.size):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[indices[k]]
+        y[i] = s
+
+def spmv(A, x):
+    y = np.empty(A.shape[0])
+    _rows(A.indptr, A.indices, A.data, x, y)
+    return y
+"""
+
 NUMBA_CASES = [
     # right but unusual: a SciPy matrix unpacked into a parallel kernel; a tuple and a NamedTuple handed to njit
-    ("spmv", "python-numba", """
-        import numpy as np
-        from numba import njit, prange
-
-        @njit(parallel=True)
-        def _rows(indptr, indices, data, x, y):
-            for i in prange(y.size):
-                s = 0.0
-                for k in range(indptr[i], indptr[i + 1]):
-                    s += data[k] * x[indices[k]]
-                y[i] = s
-
-        def spmv(A, x):
-            y = np.empty(A.shape[0])
-            _rows(A.indptr, A.indices, A.data, x, y)
-            return y
-        """, "correct"),
+    ("spmv", "python-numba", NUMBA_SCIPY_ROWS, "correct"),
     ("spmv", "python-numba", """
         import numba
 
@@ -468,23 +470,7 @@ NUMBA_CASES = [
                 y[i] = t
         """, "correct"),
     # subtly wrong: the last entry of every row skipped
-    ("spmv", "python-numba", """
-        import numpy as np
-        from numba import njit, prange
-
-        @njit(parallel=True)
-        def _rows(indptr, indices, data, x, y):
-            for i in prange(y.size):
-                s = 0.0
-                for k in range(indptr[i], indptr[i + 1] - 1):
-                    s += data[k] * x[indices[k]]
-                y[i] = s
-
-        def spmv(A, x):
-            y = np.zeros(A.shape[0])
-            _rows(A.indptr, A.indices, A.data, x, y)
-            return y
-        """, "wrong_result"),
+    ("spmv", "python-numba", NUMBA_SCIPY_ROWS.replace("indptr[i + 1]):", "indptr[i + 1] - 1):"), "wrong_result"),
     # the wrong model: SciPy does the work, no Numba at all
     ("spmv", "python-numba", """
         import scipy.sparse as sp
@@ -616,7 +602,7 @@ CUPY_CASES = [
         import cupy as cp
 
         def gemv(A: cp.ndarray, x: cp.ndarray):
-            return A.T[: x.size, : x.size] @ x if A.shape[0] == A.shape[1] else A @ x
+            return A.astype(cp.float32) @ x.astype(cp.float32)  # single precision in a double kernel
         """, "wrong_result"),
     ("axpy", "python-cupy", """
         import cupy as cp
@@ -660,7 +646,7 @@ PYCUDA_CASES = [
         def saxpy(a, x: gpuarray.GPUArray, y: gpuarray.GPUArray):
             y.set(a * x.get() + y.get())
         """, "wrong_model"),
-    ("axpy", "python-pycuda", PYCUDA_GPUARRAY.replace("x.gpudata, y.gpudata", "x.gpudata, y.gpudata, y.gpudata"),
+    ("axpy", "python-pycuda", PYCUDA_GPUARRAY.replace("x.gpudata, y.gpudata", "x.gpu_data, y.gpu_data"),
      "runtime_error"),
 ]
 
