@@ -393,6 +393,10 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     boxed = boxed_scalars(fn)
     for p in params:
         opts = []
+        record = fn.types[p.name].role(kr, p.name) if p.name in fn.types else None
+        if record is not None:  # a record of the kernel's arrays (bind.adapt): scored per array it carries
+            # only `A @ x` says so: a SciPy matrix where nothing else binds (a dense variant keeps its matrix)
+            opts.append((record, 3.0 * len(record.covers) if fn.types[p.name].record else 0.5))
         for r in roles:
             sc = _pair_score(p, r, kr, lang)
             if sc is None and p.name in boxed and r.kind == "real" and not r.is_array and not r.extra:

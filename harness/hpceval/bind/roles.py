@@ -76,6 +76,8 @@ class Role:
     prefill: str = ""  # extras: the outputs hold this value on entry (beta = 0 with y = 1)
     random: str = ""  # extras graded at random values: how to draw them (hpceval.bind.graded), "" = canonical only
     reads: tuple[str, ...] = ()  # extras: canonical outputs the kernel reads once this extra is given (beta -> y)
+    # a record parameter (a SciPy matrix, a dataclass, a dict, a tuple: bind.adapt.python): field -> canonical name
+    fields: tuple[tuple[str, str], ...] = ()
 
     @property
     def graded(self) -> bool:
@@ -92,7 +94,7 @@ class Role:
 
     @property
     def covers(self) -> tuple[str, ...]:
-        return self.merged or (self.name,)
+        return self.merged or tuple(dict.fromkeys(c for _f, c in self.fields)) or (self.name,)
 
 
 @dataclass

@@ -260,6 +260,11 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
         candidates = [*(f for f in unit.functions if f.name in {c.name for c in candidates}), *launchers]
     if not candidates:
         return _error(spec, _why_no_function(code, unit, lang_id))
+    if lang_id == "python":  # what each parameter must be handed (device arrays, records): bind.adapt.python
+        from hpceval.bind.adapt.python import infer_parameter_types
+
+        for fn in candidates:
+            fn.types = infer_parameter_types(code, fn.name)
     results: list[tuple[float, SFunction, Mapping | None, str]] = []
     kernels: list[tuple[float, SFunction, Mapping | None, str]] = []
     for fn in candidates:

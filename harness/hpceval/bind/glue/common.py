@@ -29,6 +29,7 @@ class Glue:
     returns: str | None = None
     notes: list[str] = field(default_factory=list)
     uses: set[str] = field(default_factory=set)  # file-level names the glue reads (the pruning keeps them)
+    types: dict = field(default_factory=dict)  # parameter name -> the type its adapter builds (bind.adapt)
 
 
 class Plan:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from hpceval.bind.adapt.python import DEVICE, build_record
 from hpceval.bind.glue.common import (
     Glue,
     Plan,
@@ -32,6 +33,7 @@ def _py_np(dtype: str) -> str:
 def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
     spec = kr.spec
     g = Glue()
+    g.types = m.fn.types
     merged = m.merged
     if merged is not None:
         g.setup.append(f"hp_k = max({', '.join(_py_expr(s) for s in merged.merged)})")
@@ -45,12 +47,16 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
             continue
         if role.merged:
             expr = "hp_k"
+        elif role.fields:
+            expr = _py_record(g, p, role)
         elif role.extra and not role.graded:
             expr = _py_extra(g, m, kr, p, role, lead)
         elif not role.is_array:
             expr = _py_expr(role.name)
         else:
+            at = len(g.teardown)
             expr = _py_array(g, plans[role.name], spec)
+            expr = _py_device(g, p, expr, at, returned=role.name == m.returned)
         g.args.append(f"{p.name}={expr}" if use_keywords or p.keyword_only else expr)
     scale_outputs(g, m, kr, lambda name: f'ns["{name}"][...] *= {m.scale!r}', g.teardown)
     call = f"kernel({', '.join(g.args)})"
@@ -62,12 +68,39 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
         pl = plans.get(role.name)
         if merged is not None and role.is_array:
             size = _py_expr(role.shape[0])
-            call = f"np.asarray({call})[:{size}]" if len(role.shape) == 1 else call
+            call = f"np.asarray(host_value({call}))[:{size}]" if len(role.shape) == 1 else call
         elif pl is not None and pl.layout != "natural":
-            call = f"np.asarray({call}).T"
+            call = f"np.asarray(host_value({call})).T"
         g.notes.append(f"the return value is {role.name}")
     g.call = call
     return g
+
+
+def _py_device(g: Glue, p: SParam, host: str, at: int, returned: bool = False) -> str:
+    """The array argument `host` as the device array the suggestion's code asks for (bind.adapt.python), made in
+    the setup and copied back first thing in the teardown (before a temporary goes back to the driver's array);
+    not where the function returns that output instead (the returned value is what the driver keeps)."""
+    t = g.types.get(p.name)
+    if t is None or not t.device:
+        return host
+    built = DEVICE[t.kind].build(f"hp_dev_{p.name}", host)
+    g.setup.extend(built.setup)
+    if not returned:
+        g.teardown[at:at] = built.teardown
+    g.notes.append(f"{p.name}: {built.note} ({t.why})")
+    return built.arg
+
+
+def _py_record(g: Glue, p: SParam, role: Role) -> str:
+    """A record parameter (SciPy matrix, own dataclass or NamedTuple, object with fields, dict, tuple) made of the
+    driver's arrays, field by field (bind.adapt.python)."""
+    t = g.types[p.name]
+    fields = {f: f'ns["{c}"]' for f, c in role.fields}
+    rows = f'({fields["indptr"]}.size - 1)' if "indptr" in fields else "0"
+    built = build_record(t, f"hp_rec_{p.name}", fields, rows)
+    g.setup.extend(built.setup)
+    g.notes.append(f"{p.name}: {built.note} ({t.why})")
+    return built.arg
 
 
 def _py_expr(expr: str) -> str:

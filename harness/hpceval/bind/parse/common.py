@@ -112,6 +112,7 @@ class SFunction:
     facts: Facts = field(default_factory=Facts)
     template: bool = False
     synthesized: str = ""  # how the header was made up (body-only completion), else ""
+    types: dict = field(default_factory=dict)  # parameter name -> the type its adapter builds (bind.adapt)
 
     @property
     def is_main(self) -> bool:

@@ -116,6 +116,12 @@ def _py_facts(body: ts.Node, params: set[str]) -> Facts:
             fn = n.child_by_field_name("function")
             ftext = text_of(fn)
             f.calls.add(ftext.split(".")[-1] if fn is not None and fn.type == "attribute" else ftext)
+            launched = fn
+            while launched is not None and launched.type in ("subscript", "call", "attribute") and fn.type != "attribute":
+                launched = launched.child_by_field_name("function" if launched.type == "call" else
+                                                        "value" if launched.type == "subscript" else "object")
+            if launched is not None and launched is not fn and launched.type == "identifier":
+                f.calls.add(text_of(launched))  # a kernel launched: k[grid, block](...), k.forall(n)(...)
             if fn is not None and fn.type == "attribute":
                 obj = root_name(fn.child_by_field_name("object"))
                 meth = text_of(fn.child_by_field_name("attribute"))

@@ -5,7 +5,7 @@ numba.cuda's kernels fails on such an installation; np.row_stack is restored as 
 
 Under Numba's CUDA simulator it counts the kernels the simulator launches and writes them, like the CUPTI probe on a real GPU, to
 $HPCEVAL_PROBE_OUT at exit ("K 0 0 sim:<name> grid=.. block=.."), so the dynamic usage check (a GPU kernel was
-launched) works without a GPU. It also gives simulator threads (one Python thread per CUDA thread) a small
+launched) works without a GPU. Code that imports numba.cuda's DeviceNDArray finds it under the simulator too. It also gives simulator threads (one Python thread per CUDA thread) a small
 stack, so a 1024-thread block fits the sandbox's address-space limit.
 """
 
@@ -18,6 +18,17 @@ try:
         _np.row_stack = _np.vstack
 except Exception:  # noqa: BLE001 - the job reports its own import errors
     pass
+
+if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+    # The simulator stands in for a GPU: code written for one imports DeviceNDArray (to annotate its device-array
+    # parameters), which the simulator's devicearray module names FakeCUDAArray.
+    try:
+        from numba.cuda.simulator.cudadrv import devicearray as _sim_devicearray
+
+        if not hasattr(_sim_devicearray, "DeviceNDArray"):
+            _sim_devicearray.DeviceNDArray = _sim_devicearray.FakeCUDAArray
+    except Exception:  # noqa: BLE001 - the job reports its own import errors
+        pass
 
 if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" and os.environ.get("HPCEVAL_PROBE_OUT"):
     import atexit
