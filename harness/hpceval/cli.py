@@ -139,6 +139,7 @@ def run(
     rounds: Annotated[int, typer.Option(help="feedback rounds: 1 = one shot; R > 1 asks again, in the same conversation, for each suggestion that is not correct, with the harness's evidence (docs/rounds.md)")] = 1,
     optimize: Annotated[bool, typer.Option(help="with --rounds: also ask correct suggestions below --optimize-below to be faster")] = False,
     optimize_below: Annotated[float, typer.Option(help="--optimize threshold: fraction of the roofline (else speedup over the reference solution)")] = 0.5,
+    llm_label: Annotated[str | None, typer.Option(help="the LLM's name in the results (default: replay: the LLM its records name; else the --llm spec)")] = None,
 ) -> None:
     """Generate suggestions, evaluate them in the sandbox, store verdicts, export DIR/evaluations.csv."""
     from contextlib import nullcontext
@@ -184,7 +185,10 @@ def run(
         ex = get_executor(sandbox_of(executor))  # dask: the workers' local sandbox
         preflight.check_endpoint(backend)
         evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
-        config = RunConfig(llm=llm, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
+        label, label_note = _run_label(llm, backend, llm_label)
+        if label_note:
+            error(label_note, label="note:", style="yellow")
+        config = RunConfig(llm=label, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
                            styles=styles, hints=hint_list, generation=params, seed=seed, executor=executor,
                            timing=timing, llm_identity=_identity(backend), rounds=rounds, optimize=optimize,
                            optimize_below=optimize_below)
@@ -198,11 +202,11 @@ def run(
                                                                        jobs or default_jobs(), hooks,
                                                                        dispatcher=dispatcher), RunProgress)
                 frame = store.results(run_id)
-                usage = preflight.usage_lines(store, run_id, before, config.llm_identity.get("model") or llm, prices)
+                usage = preflight.usage_lines(store, run_id, before, config.llm_identity.get("model") or label, prices)
                 if rounds > 1:
                     from hpceval.report.rounds import round_lines
 
-                    usage += round_lines(store, run_id, config.llm_identity.get("model") or llm, prices)
+                    usage += round_lines(store, run_id, config.llm_identity.get("model") or label, prices)
                 failed, all_failed = preflight.generation_outcome(store, run_id)
             finally:
                 store.close()
@@ -230,6 +234,23 @@ def _run_with_progress(start: Callable[[Any], str], hooks_type: Any) -> str:
             on_generated=lambda done, total: bar.update(gen_task, completed=done, total=total),
             on_evaluated=lambda done, total, verdict: bar.update(eval_task, completed=done, total=total, last=verdict))
         return start(hooks)
+
+
+def _run_label(spec: str, backend: Any, label: str | None) -> tuple[str, str]:
+    """(the LLM's name in the results, a note when it had to be guessed). A replayed LLM is named by the LLM its
+    records name, never by the replay file's path (which names no model and would publish the user's paths)."""
+    if label is not None:
+        if not label.strip():
+            raise UserError("--llm-label is empty; give the LLM's name, e.g. --llm-label gpt-4o-mini")
+        return label.strip(), ""
+    if not spec.startswith("replay:"):
+        return spec, ""
+    named = sorted(getattr(backend, "llms", ()) or ())
+    if len(named) == 1:
+        return named[0], ""
+    stem = Path(spec.split(":", 1)[1]).stem
+    why = "name no LLM (field `llm`)" if not named else f"name {len(named)} LLMs ({', '.join(named[:3])})"
+    return stem, f"the replay records {why}: the LLM is labelled {stem!r} after the file name; pass --llm-label NAME"
 
 
 def _identity(backend: Any) -> dict:
@@ -479,11 +500,14 @@ def _print_skipped(skipped: list[tuple[str, str]], what: str) -> None:
 
 
 def _import_pareval(files: list[Path], out: Path) -> None:
-    from hpceval.importers.pareval import import_pareval
+    from hpceval.importers.pareval import ParEvalFormatError, import_pareval
 
     if not files:
         raise UserError("usage: hpceval import pareval FILE.json... [--out DIR]")
-    written, table, skipped = import_pareval(files, out)
+    try:
+        written, table, skipped = import_pareval(files, out)
+    except ParEvalFormatError as exc:
+        raise UserError(str(exc)) from None
     Console(width=max(console.width, 132)).print(table)
     _print_skipped(skipped, "prompts")
     for llm, path in written.items():
