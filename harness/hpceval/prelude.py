@@ -22,4 +22,4 @@ def with_prelude(code: str, meta: dict[str, Any]) -> tuple[str, str]:
         prelude += "\n"
     added = ", ".join(line.strip() for line in prelude.splitlines() if line.strip())
     source = meta.get("prelude_source") or "the replay record's prelude"
-    return prelude + code, f"built after the prelude its source compiles it with ({source}): {added}"
+    return prelude + code, f"prelude put before the code, not the LLM's ({source}): {added}"

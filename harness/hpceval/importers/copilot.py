@@ -348,6 +348,8 @@ def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallb
             bounds = bounds[1:]
         cut = [cut_block(original, region_start + b0, region_start + b1, lang) for b0, b1 in bounds]
         kept = [c for c in cut if c.code.strip()]
+        # the sha of a suggestion is taken of its whole part as shown (markers included), as it always was
+        shown = [_display_block(region[b0:b1]) for c, (b0, b1) in zip(cut, bounds, strict=True) if c.code.strip()]
         blocks = [c.code for c in cut]
         h = a.header
         declared = total = None
@@ -362,7 +364,7 @@ def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallb
             kernel=kernel[1] if kernel else fallback_kernel, model=model_id, model_words=model_words,
             hint=_hint(words, prompt, lang), declared_n=declared, total=total, duplicates_hidden=dup,
             header=h is not None, blocks=[c.code for c in kept], markers=[c.markers for c in kept],
-            raw_blocks=[_display_block(original[c.span[0]:c.span[1]]) for c in kept], sources=kept,
+            raw_blocks=shown, sources=kept,
             empty_blocks=sum(1 for b in blocks if not b.strip()) if h is not None and h.group(1) else 0))
     return panels
 

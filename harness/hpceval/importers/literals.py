@@ -17,16 +17,38 @@ runs to the end, and every line after its opening is protected: an importer keep
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _RAW_CPP = re.compile(r'R"([^()\\\s]{0,16})\(')
 
 
+@dataclass(frozen=True)
+class _Rules:
+    """The constructs of one language that can hold a line: comments end at the line, the rest may span lines."""
+
+    line_comment: str
+    block: tuple[str, str] | None = None  # block comment delimiters
+    nested: bool = False  # block comments nest (Julia)
+    triple: tuple[str, ...] = ()  # triple-quoted strings
+    quotes: str = '"'  # one-character string quotes
+    quotes_span_lines: bool = False  # a plain string may hold a newline (Julia)
+    raw_strings: bool = False  # C++ R"delim(...)delim"
+    char_after_word: bool = True  # a quote right after a word character opens a literal (not C++'s 1'000)
+
+
+RULES = {
+    "python": _Rules("#", triple=('"""', "'''"), quotes="'\""),
+    "cpp": _Rules("//", block=("/*", "*/"), quotes="'\"", raw_strings=True, char_after_word=False),
+    "julia": _Rules("#", block=("#=", "=#"), nested=True, triple=('"""',), quotes_span_lines=True),
+}
+
+
 def protected_lines(block: str, lang: str) -> set[int]:
     """0-based indices of the lines of `block` that start inside a string literal or block comment."""
-    scan = {"python": _scan_python, "cpp": _scan_cpp, "julia": _scan_julia}.get(lang)
-    if scan is None:
+    rules = RULES.get(lang)
+    if rules is None:
         return set()
-    inside = scan(block)  # one bool per character: inside a literal that began before it
+    inside = _scan(block, rules)  # one bool per character: inside a literal that began before it
     out = set()
     offset = 0
     for i, line in enumerate(block.split("\n")):
@@ -36,40 +58,19 @@ def protected_lines(block: str, lang: str) -> set[int]:
     return out
 
 
-def _scan_python(text: str) -> list[bool]:
+def _scan(text: str, rules: _Rules) -> list[bool]:
     inside = [False] * len(text)
     i, n = 0, len(text)
     while i < n:
-        c = text[i]
-        if c == "#":
+        if rules.block and text.startswith(rules.block[0], i):
+            end = _block_end(text, i + len(rules.block[0]), rules)
+            _mark(inside, i + len(rules.block[0]), end)
+            i = end + len(rules.block[1])
+            continue
+        if text.startswith(rules.line_comment, i):
             i = _line_end(text, i)
             continue
-        if c in "'\"":
-            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else c
-            end = _string_end(text, i + len(quote), quote, multiline=len(quote) == 3)
-            _mark(inside, i + len(quote), end)
-            i = end + len(quote)
-            continue
-        i += 1
-    return inside
-
-
-def _scan_cpp(text: str) -> list[bool]:
-    inside = [False] * len(text)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            i = _line_end(text, i)
-            continue
-        if text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end
-            _mark(inside, i + 2, end)
-            i = end + 2
-            continue
-        raw = _RAW_CPP.match(text, i) if c == "R" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")) \
-            else None
+        raw = _RAW_CPP.match(text, i) if rules.raw_strings and not _after_word(text, i) else None
         if raw:
             close = f"){raw.group(1)}\""
             end = text.find(close, raw.end())
@@ -77,44 +78,39 @@ def _scan_cpp(text: str) -> list[bool]:
             _mark(inside, raw.end(), end)
             i = end + len(close)
             continue
-        if c == '"' or (c == "'" and not (i and (text[i - 1].isalnum() or text[i - 1] == "_"))):  # 1'000 is a number
-            end = _string_end(text, i + 1, c, multiline=False)
-            _mark(inside, i + 1, end)
-            i = end + 1
-            continue
-        i += 1
-    return inside
-
-
-def _scan_julia(text: str) -> list[bool]:
-    inside = [False] * len(text)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("#=", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text.startswith("#=", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("=#", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            end = j - 2 if not depth else n
-            _mark(inside, i + 2, end)
-            i = end + 2
-            continue
-        if c == "#":
-            i = _line_end(text, i)
-            continue
-        if c == '"':  # not backticks: a ``` line in an answer is a Markdown fence, not a command literal
-            quote = '"""' if text.startswith('"""', i) else c
-            end = _string_end(text, i + len(quote), quote, multiline=True)
+        quote = next((q for q in rules.triple if text.startswith(q, i)), None)
+        if quote is None and text[i] in rules.quotes and (rules.char_after_word or text[i] == '"'
+                                                         or not _after_word(text, i)):
+            quote = text[i]
+        if quote is not None:
+            end = _string_end(text, i + len(quote), quote, multiline=len(quote) == 3 or rules.quotes_span_lines)
             _mark(inside, i + len(quote), end)
             i = end + len(quote)
             continue
         i += 1
     return inside
+
+
+def _after_word(text: str, i: int) -> bool:
+    return i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")
+
+
+def _block_end(text: str, i: int, rules: _Rules) -> int:
+    """Index of the block comment's closing delimiter (nested ones counted), or the end of the block."""
+    assert rules.block is not None
+    opening, closing = rules.block
+    depth = 1
+    while i < len(text):
+        if rules.nested and text.startswith(opening, i):
+            depth, i = depth + 1, i + len(opening)
+        elif text.startswith(closing, i):
+            depth -= 1
+            if not depth:
+                return i
+            i += len(closing)
+        else:
+            i += 1
+    return len(text)
 
 
 def _line_end(text: str, i: int) -> int:
