@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from hpceval.importers.copilot import import_copilot, parse_dump, records
 
 CPP_DUMP = """\
@@ -277,3 +279,147 @@ def test_sample_bind_rate(copilot_sample, catalog):
     assert total > 100
     assert bound / total >= 0.9, f"{bound}/{total}"
 
+
+
+# ------------------------------------------------------------------------------------- byte identity, skipped files
+# What the importer removes (author markers, banners) is only ever outside code: lines inside a docstring, a string
+# literal or a block comment are the LLM's, whatever they look like.
+CODE_IN_LITERALS = {
+    "python": ('# Prompt: gemv numpy\nSynthesizing 1/10 solutions\n=======\n'
+               'def gemv(A, x):\n    """Matrix-vector product.\n\n    Parameters\n    ----------\n    A : ndarray\n\n'
+               '    Returns\n    -------\n    ndarray\n    ###\n    """\n    s = \'\'\'\n~~~~~~\n\'\'\'\n'
+               '    return A @ x   \n### End of Output\n'),
+    "julia": ('# Prompt: gemv Threads\nSynthesizing 1/10 solutions\n=======\n'
+              '"""\n    gemv(A, x)\n\n# Arguments\n-----------\n```julia\ny = gemv(A, x)\n```\n"""\n'
+              'function gemv(A, x)\n    #= a note\n    ----------\n    =#\n    return A * x\nend\n```\n'),
+    "cpp": ('// Prompt: gemv OpenMP\nSynthesizing 1/10 solutions\n=======\n'
+            '/* gemv\n * -------\n-----------\n### not a marker here\n*/\n'
+            'const char *banner = R"(\n==========\n-----\n)";\n'
+            'void gemv(int m, int n, const double *A, const double *x, double *y) {\n'
+            '        for (int i = 0; i < m; i++) { y[i] = 0; }\n}\n#### end of output\n'),
+}
+
+
+def _source_of(text: str, meta: dict) -> str:
+    """The dump's own characters at the record's span, less the marker lines it lists."""
+    start, end = meta["span"]
+    first = text.count("\n", 0, start) + 1
+    lines = text[start:end].split("\n")
+    return "\n".join(line for k, line in enumerate(lines) if first + k not in meta["removed_lines"])
+
+
+@pytest.mark.parametrize("lang", sorted(CODE_IN_LITERALS))
+def test_code_inside_literals_is_kept_byte_for_byte(tmp_path, lang):
+    dump = CODE_IN_LITERALS[lang]
+    (tmp_path / f"d.{ {'python': 'py', 'julia': 'jl', 'cpp': 'cpp'}[lang] }").write_text(dump)
+    recs = [r for r in records(tmp_path) if not r["meta"].get("empty_panel")]
+    assert len(recs) == 1
+    block = recs[0]["meta"]["block"]
+    body = dump.split("=======\n", 1)[1]
+    expected = "\n".join(line for line in body.rstrip("\n").split("\n")[:-1])  # the last line is a marker
+    assert block == expected  # docstring underlines, comment banners, raw strings, indentation, trailing blanks
+    assert recs[0]["meta"]["markers_removed"] and len(recs[0]["meta"]["removed_lines"]) == 1
+    assert _source_of(dump, recs[0]["meta"]) == block
+
+
+def test_markers_outside_code_still_removed():
+    from hpceval.importers.markers import strip_markers
+
+    block = '### Beginning of output\ndef f(y):\n    """doc\n    -----\n    """\n-----\n    y[0] = 1\n### End of Output'
+    cleaned, removed = strip_markers(block, "python")
+    assert cleaned == 'def f(y):\n    """doc\n    -----\n    """\n    y[0] = 1'
+    assert removed == ["### Beginning of output", "-----", "### End of Output"]
+    # an unterminated docstring keeps every line after it (too much kept, never code edited)
+    assert strip_markers('def f():\n    """doc\n-----\n', "python")[0] == 'def f():\n    """doc\n-----\n'
+
+
+REAL_DUMPS = ["copilot-2023", "copilot-sample", "llama2-sample"]
+
+
+def _real(name):
+    from conftest import SHARED
+
+    path = SHARED / "corpus" / name
+    if not path.is_dir():
+        pytest.skip(f"../shared/corpus/{name} not present")
+    return path
+
+
+@pytest.mark.parametrize("name", REAL_DUMPS)
+def test_real_dumps_byte_identical(name):
+    """Every imported suggestion of a real dump is the dump's text at its span, less only the listed marker lines,
+    and the replay text is that block (after the prompt's keyword, for keyword-hinted Copilot prompts)."""
+    import ast
+
+    from hpceval.importers import import_records
+    from hpceval.importers.literals import protected_lines
+
+    src = _real(name)
+    recs, _skipped = import_records(src)
+    assert recs
+    for r in recs:
+        meta = r["meta"]
+        text = (src / meta["file"]).read_text(encoding="utf-8", errors="replace")
+        assert _source_of(text, meta) == meta["block"], meta["key"]
+        assert r["text"] in (meta["block"] + "\n", "\n" + meta["block"]) or meta["block"].endswith(r["text"]), meta["key"]
+        start, end = meta["span"]
+        first = text.count("\n", 0, start) + 1
+        raw = text[start:end]
+        inside = protected_lines(raw, r["language"])
+        assert not {line - first for line in meta["removed_lines"] if first <= line} & inside, meta["key"]
+        if r["language"] == "python":  # removing markers never changes the program: same AST, docstrings included
+            try:
+                before = ast.dump(ast.parse(raw))
+            except SyntaxError:
+                continue
+            assert ast.dump(ast.parse(meta["block"])) == before, meta["key"]
+
+
+def test_real_docstring_underlines_survive():
+    src = _real("copilot-2023")
+    recs = [r for r in records(src / "CG" / "Python") if not r["meta"].get("empty_panel")]
+    documented = [r for r in recs if "Returns\n    -------\n" in r["meta"]["block"]]
+    assert documented, "the numpydoc docstrings of CG_outputs.py lost their underlines"
+    assert all("-------" not in "".join(r["meta"]["markers_removed"]) for r in documented)
+
+
+PROMPT_FILES = {"K/CXX/K.cpp": "\n\n// saxpy CUDA function\n", "K/Fortran/K.f90": "", "K/Python/K.py": "\n\n\n# GEMM \n",
+                "README.md": "# data\n", "K/Julia/notes.txt": "hello\n"}
+
+
+def test_tree_as_published_skips_what_is_no_dump(tmp_path):
+    """Dumps beside the files their authors typed prompts into: the dumps are imported, every other file is
+    listed with the reason, and nothing is invented from a prompt file."""
+    from hpceval.importers import import_dumps
+
+    for rel, body in {**PROMPT_FILES, "K/Python/K_outputs.py": PYTHON_DUMP}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(body)
+    out = tmp_path / "o.jsonl"
+    fmt, _table, skipped = import_dumps(tmp_path, out)
+    assert fmt == "copilot"
+    assert sorted(s for s, _ in skipped) == sorted(PROMPT_FILES)
+    reasons = dict(skipped)
+    assert "empty" in reasons["K/Fortran/K.f90"] and "no suggestion" in reasons["K/CXX/K.cpp"]
+    assert "not a source file" in reasons["README.md"]
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert recs and {r["meta"]["file"] for r in recs} == {"K/Python/K_outputs.py"}
+
+
+def test_cli_imports_the_whole_2023_study(tmp_path):
+    src = _real("copilot-2023")
+    out = tmp_path / "c.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "hpceval.cli", "import", "copilot", str(src), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["kernel"] for r in recs} == {"axpy", "gemv", "gemm", "spmv", "jacobi", "cg"}
+    assert {r["language"] for r in recs} == {"cpp", "fortran", "python", "julia"}
+    assert 1300 <= len(recs) <= 1500  # "about 1,390 suggestion blocks"
+    assert len({(r["meta"]["file"], r["meta"]["panel"]) for r in recs}) >= 170  # "177 panels" (some empty)
+    skipped = [line for line in proc.stdout.splitlines() if line.startswith("skipped ")]
+    assert len(skipped) == 16, proc.stdout  # 15 prompt files and the README, one line each
+    assert any("SAXPY/CXX/SAXPY.cpp" in line and "no suggestion" in line for line in skipped)
+    assert any("GEMV/CXX/GEMV.cpp" in line and "empty" in line for line in skipped)
+    assert re.search(r"16 files skipped", proc.stdout), proc.stdout
+    assert not any(r["meta"]["file"] in {"SAXPY/CXX/SAXPY.cpp", "CG/Julia/CG.jl"} for r in recs)

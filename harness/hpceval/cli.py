@@ -174,6 +174,7 @@ def run(
     strict: Annotated[bool, typer.Option(help="a model the endpoint's /models does not list is an error, not a warning")] = False,
     kernels_dir: KernelsDir = None,
     prompts_dir: PromptsDir = None,
+    llm_label: Annotated[str | None, typer.Option(help="the LLM's name in the results (default: replay: the LLM its records name; else the --llm spec)")] = None,
 ) -> None:
     """Generate suggestions, evaluate them in the sandbox, store verdicts, export DIR/evaluations.csv."""
     from contextlib import nullcontext
@@ -238,7 +239,10 @@ def run(
         if warning:
             error(warning, label="warning:", style="yellow")
         evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
-        config = RunConfig(llm=llm, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
+        label, label_note = _run_label(llm, backend, llm_label)
+        if label_note:
+            error(label_note, label="note:", style="yellow")
+        config = RunConfig(llm=label, kernels=[k.id for k in kernel_specs], models=[m.id for m in model_specs],
                            styles=styles, hints=hint_list, generation=params, seed=seed, executor=executor,
                            timing=timing, llm_identity=_identity(backend), rounds=rounds, optimize=optimize,
                            optimize_below=optimize_below)
@@ -255,11 +259,11 @@ def run(
                                                                        jobs or default_jobs(), hooks,
                                                                        dispatcher=dispatcher), RunProgress)
                 frame = store.results(run_id)
-                usage = preflight.usage_lines(store, run_id, before, config.llm_identity.get("model") or llm, prices)
+                usage = preflight.usage_lines(store, run_id, before, config.llm_identity.get("model") or label, prices)
                 if rounds > 1:
                     from hpceval.report.rounds import round_lines
 
-                    usage += round_lines(store, run_id, config.llm_identity.get("model") or llm, prices)
+                    usage += round_lines(store, run_id, config.llm_identity.get("model") or label, prices)
                 failed, all_failed = preflight.generation_outcome(store, run_id)
                 if timing and not frame.empty:  # the ceilings the timing check used, for `hpceval report DIR`
                     from hpceval.ceilings import write_run_ceilings
@@ -275,8 +279,8 @@ def run(
         console.print(line, highlight=False)
     console.print(f"run {run_id}: {len(frame)} suggestions -> {out / 'evaluations.csv'} and {out / 'results.sqlite'}",
                   highlight=False, soft_wrap=True)
-    answered = config.llm_identity.get("model") or llm
-    console.print(f"LLM: {llm}" + (f" (answered as {answered})" if answered not in llm else "")
+    answered = config.llm_identity.get("model") or label
+    console.print(f"LLM: {label}" + (f" (answered as {answered})" if answered not in label else "")
                   + f"; next: hpceval report {out}", highlight=False, soft_wrap=True)
     if failed:
         error(failed, label="error:" if all_failed else "note:", style="red" if all_failed else "yellow")
@@ -306,6 +310,23 @@ def _run_with_progress(start: Callable[[Any], str], hooks_type: Any) -> str:
             on_generated=lambda done, total: bar.update(gen_task, completed=done, total=total),
             on_evaluated=lambda done, total, verdict: bar.update(eval_task, completed=done, total=total, last=verdict))
         return start(hooks)
+
+
+def _run_label(spec: str, backend: Any, label: str | None) -> tuple[str, str]:
+    """(the LLM's name in the results, a note when it had to be guessed). A replayed LLM is named by the LLM its
+    records name, never by the replay file's path (which names no model and would publish the user's paths)."""
+    if label is not None:
+        if not label.strip():
+            raise UserError("--llm-label is empty; give the LLM's name, e.g. --llm-label gpt-4o-mini")
+        return label.strip(), ""
+    if not spec.startswith("replay:"):
+        return spec, ""
+    named = sorted(getattr(backend, "llms", ()) or ())
+    if len(named) == 1:
+        return named[0], ""
+    stem = Path(spec.split(":", 1)[1]).stem
+    why = "name no LLM (field `llm`)" if not named else f"name {len(named)} LLMs ({', '.join(named[:3])})"
+    return stem, f"the replay records {why}: the LLM is labelled {stem!r} after the file name; pass --llm-label NAME"
 
 
 def _identity(backend: Any) -> dict:
@@ -514,32 +535,68 @@ def report(
 @app.command("import")
 @friendly
 def import_dumps(
-    args: Annotated[list[str], typer.Argument(help="[FORMAT] SOURCE: a folder or file of dumps, optionally after its "
-                                                   "format (copilot | llama2), e.g. `import copilot DIR`")],
-    fmt: Annotated[str, typer.Option("--format", help="auto (detect per file) | copilot | llama2")] = "auto",
-    out: Annotated[Path | None, typer.Option(help="replay JSONL to write (default results/<format>.jsonl)")] = None,
+    args: Annotated[list[str], typer.Argument(help="[FORMAT] SOURCE...: a folder or file of dumps, optionally after its "
+                                                   "format (copilot | llama2 | pareval), e.g. `import copilot DIR`, "
+                                                   "`import pareval FILE.json...`")],
+    fmt: Annotated[str, typer.Option("--format", help="auto (detect per file) | copilot | llama2 | pareval")] = "auto",
+    out: Annotated[Path | None, typer.Option(help="replay JSONL to write (default results/<format>.jsonl); pareval: "
+                                                  "the folder of one JSONL per LLM (default results/pareval)")] = None,
 ) -> None:
-    """Parse suggestion dumps (the study's Copilot panels, the Llama-2 dumps) into replay JSONL; prints counts per
-    language x model x kernel. An unknown, mixed or mismatched format is refused, never parsed by guess."""
+    """Parse suggestion dumps (the study's Copilot panels, the Llama-2 dumps, ParEval's outputs) into replay JSONL;
+    prints counts per language x model x kernel and one line per file skipped (no dump: prompt files, READMEs)
+    or output not imported, with the reason. Mixed or mismatched dump formats are refused, never parsed by guess."""
     from hpceval.importers import FORMATS, UnknownFormat
     from hpceval.importers import import_dumps as do_import
 
-    if len(args) == 2:
+    if len(args) >= 2 and args[0] in FORMATS or len(args) == 2:
         if args[0] not in FORMATS or fmt not in ("auto", args[0]):
             raise UserError(f"unknown import format {args[0]!r} (known: {', '.join(FORMATS)})" if args[0] not in FORMATS
                             else f"format {args[0]!r} contradicts --format {fmt}")
         fmt, args = args[0], args[1:]
+    if fmt == "auto" and args and all(a.endswith(".json") for a in args):
+        fmt = "pareval"
+    if fmt == "pareval":
+        return _import_pareval([Path(a) for a in args], out or Path("results/pareval"))
     if len(args) != 1:
-        raise UserError("usage: hpceval import [copilot|llama2] SOURCE [--format auto|copilot|llama2] [--out FILE]")
+        raise UserError("usage: hpceval import [copilot|llama2] SOURCE [--format auto|copilot|llama2] [--out FILE] | "
+                        "hpceval import pareval FILE.json... [--out DIR]")
+    out = out or Path(f"results/{fmt if fmt != 'auto' else 'import'}.jsonl")
     try:
-        found, table = do_import(Path(args[0]), out or Path(f"results/{fmt if fmt != 'auto' else 'import'}.jsonl"),
-                                 fmt)
+        found, table, skipped = do_import(Path(args[0]), out, fmt)
     except UnknownFormat as exc:
         raise UserError(str(exc)) from None
-    out = out or Path(f"results/{fmt if fmt != 'auto' else 'import'}.jsonl")
     Console(width=max(console.width, 132)).print(table)  # a narrow terminal would elide the model ids
+    _print_skipped(skipped, "files")
     console.print(f"{found} dumps: wrote {out}; evaluate with: hpceval run --llm replay:{out} --style paper --hints all "
                   "--models all (-n 30 keeps the suggestions of prompts the study asked more than once)", soft_wrap=True)
+
+
+def _print_skipped(skipped: list[tuple[str, str]], what: str) -> None:
+    """One line per thing not imported (`skipped NAME: reason`), then the count per reason."""
+    from collections import Counter
+
+    for name, reason in skipped:
+        console.print(f"skipped {name}: {reason}", highlight=False, soft_wrap=True)
+    if skipped:
+        kinds = Counter(reason.split(":")[0].split(" (")[0] for _, reason in skipped)
+        console.print(f"{len(skipped)} {what} skipped: " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()),
+                      highlight=False, soft_wrap=True)
+
+
+def _import_pareval(files: list[Path], out: Path) -> None:
+    from hpceval.importers.pareval import ParEvalFormatError, import_pareval
+
+    if not files:
+        raise UserError("usage: hpceval import pareval FILE.json... [--out DIR]")
+    try:
+        written, table, skipped = import_pareval(files, out)
+    except ParEvalFormatError as exc:
+        raise UserError(str(exc)) from None
+    Console(width=max(console.width, 132)).print(table)
+    _print_skipped(skipped, "prompts")
+    for llm, path in written.items():
+        console.print(f"pareval {llm}: wrote {path}; evaluate with: hpceval run --llm replay:{path} --style paper "
+                      "--models cpp-openmp,cpp-kokkos --kernels axpy,gemv,gemm -n 20", highlight=False, soft_wrap=True)
 
 
 images_app = typer.Typer(help="Per-toolchain container images.")

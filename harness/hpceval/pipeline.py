@@ -23,6 +23,7 @@ from hpceval.dispatch.base import Dispatcher, EvalJob
 from hpceval.evaluate import Evaluator
 from hpceval.extract import extract, extract_details
 from hpceval.llm import GenerationParams, LLMBackend
+from hpceval.prelude import with_prelude
 from hpceval.prompts import plan
 from hpceval.spec import Catalog
 from hpceval.store import Store
@@ -130,6 +131,7 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
     by_id = {p.prompt_id: p for p in prompts}
     rows = [r for r in store.generations(run_id) if r["error"] is None and r["prompt_id"] in by_id]
     pending: dict[str, tuple] = {}
+    notes: dict[str, str] = {}  # per content key, what was added before the suggestion
     finished = 0
     for row in rows:
         prompt = by_id[row["prompt_id"]]
@@ -137,6 +139,7 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
         lang = catalog.languages[model.language]
         meta = json.loads(row["meta"] or "{}")
         code = row["code"] if meta.get("complete") else extract(row["text"], prompt, spec.function)
+        code, note = with_prelude(code, meta)  # lines the source compiles before the suggestion (hpceval.prelude)
         binding = choose_binding(code, spec, lang, prompt.style, model)
         key = evaluator.cache_key(code, spec, model, binding)
         store.link(run_id, row["prompt_id"], row["rank"], code, key, binding.model_dump_json() if binding else "")
@@ -144,12 +147,14 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
             finished += 1
         elif key not in pending:
             pending[key] = (code, spec, model, binding)
+            if note:
+                notes[key] = note
     total = finished + len(pending)
     progress.on_evaluated(finished, total, "")
     if dispatcher is not None:
         def record(key: str, evaluation: Evaluation) -> None:
             nonlocal finished
-            store.put_evaluation(key, evaluation)
+            store.put_evaluation(key, _noted(evaluation, notes.get(key)))
             finished += 1
             progress.counts[evaluation.verdict.value] = progress.counts.get(evaluation.verdict.value, 0) + 1
             progress.on_evaluated(finished, total, evaluation.verdict.value)
@@ -167,7 +172,7 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
             done, _ = wait(futures, return_when=FIRST_COMPLETED)
             for fut in done:
                 key = futures.pop(fut)
-                evaluation = fut.result()
+                evaluation = _noted(fut.result(), notes.get(key))
                 store.put_evaluation(key, evaluation)
                 finished += 1
                 progress.counts[evaluation.verdict.value] = progress.counts.get(evaluation.verdict.value, 0) + 1
@@ -179,6 +184,10 @@ def evaluate_pending(store: Store, run_id: str, catalog: Catalog, prompts: list[
         raise
     finally:
         pool.shutdown(wait=not lifecycle.stopping(), cancel_futures=True)
+
+
+def _noted(evaluation: Evaluation, note: str | None) -> Evaluation:
+    return evaluation.model_copy(update={"evidence": f"{evaluation.evidence}; {note}"}) if note else evaluation
 
 
 def _safe_evaluate(evaluator: Evaluator, code, spec, model, binding) -> Evaluation:

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from hpceval.importers.markers import strip_markers
+from hpceval.importers.markers import SourceBlock, cut_block, source_meta
 from hpceval.spec import Catalog, catalog
 
 REPLAY_SCHEMA = "hpceval.replay/1"
@@ -106,7 +106,9 @@ class Panel:
     blocks: list[str] = field(default_factory=list)
     empty_blocks: int = 0
     markers: list[list[str]] = field(default_factory=list)  # per block, the author markers removed from it
-    raw_blocks: list[str] = field(default_factory=list)  # per block, as shown in the dump (markers included)
+    # per block, as shown in the dump (markers included), in the form its sha has always been taken of
+    raw_blocks: list[str] = field(default_factory=list)
+    sources: list[SourceBlock] = field(default_factory=list)  # per block, where it lies in the dump
 
 
 @dataclass
@@ -249,7 +251,9 @@ def _anchors(text: str, lang: str, kernel_vocab) -> list[_Anchor]:
     return sorted(anchors + extra, key=lambda a: a.prompt_start)
 
 
-def _clean_block(block: str) -> str:
+def _display_block(block: str) -> str:
+    """The block as the sha of a suggestion has always been taken (dedented, trailing blanks dropped), so that hand
+    grades keyed by that sha keep matching. Only the sha: the code itself is never reindented."""
     lines = block.split("\n")
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -295,28 +299,30 @@ _EQ_LINE = re.compile(r"^[ \t]*(?:=[ \t]*)+$")
 
 
 def _mend_separators(text: str) -> str:
-    """A reformatter split some "=======" over lines ("== == ==" / "="): join such runs (line count kept)."""
+    """A reformatter split some "=======" over lines ("== == ==" / "="): join such runs into one line by turning
+    their inner newlines into spaces. Same length, same offsets: the blocks are cut from the unmended text, byte
+    for byte, at the positions found in this one."""
     lines = text.split("\n")
+    joined = []
     i = 0
     while i < len(lines):
+        j = i
         if _EQ_LINE.match(lines[i]):
-            j = i
             while j + 1 < len(lines) and _EQ_LINE.match(lines[j + 1]) and j + 1 - i < 3:
                 j += 1
-            count = sum(ln.count("=") for ln in lines[i:j + 1])
-            if j > i and 5 <= count <= 9:
-                lines[i:j + 1] = ["======="] + [""] * (j - i)
-            i = j + 1
-        else:
-            i += 1
-    return "\n".join(lines)
+            if j > i and not 5 <= sum(ln.count("=") for ln in lines[i:j + 1]) <= 9:
+                j = i
+        joined.append(" ".join(lines[i:j + 1]))
+        i = j + 1
+    return "\n".join(joined)
 
 
 def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallback_kernel: str | None = None
                ) -> list[Panel]:
     """Every panel of one dump file, in order."""
     cat = cat or catalog()
-    text = _mend_separators(text.replace("\r\n", "\n").replace("\r", "\n"))
+    original = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _mend_separators(original)  # where the panels and separators are; the code is cut from `original`
     kernel_vocab = _kernel_words(cat)
     model_vocab = _model_words(cat, lang)
     anchors = _anchors(text, lang, kernel_vocab)
@@ -333,19 +339,18 @@ def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallb
             other = next((w for w in UNKNOWN_MODEL_WORDS if re.search(rf"\b{re.escape(w)}\b", low)), None)
             if other:
                 model_words, model_id = other, f"{lang}-{other}"
-        region = text[a.body_start:max(a.body_start, end)]
+        region_start = a.body_start
+        region = text[region_start:max(region_start, end)]
         seps = list(SEPARATOR.finditer(region))
-        if seps:
-            parts = [region[:seps[0].start()]] + [region[s.end():(seps[j + 1].start() if j + 1 < len(seps) else len(region))]
-                                                  for j, s in enumerate(seps)]
-            if not parts[0].strip():
-                parts = parts[1:]
-        else:
-            parts = [region]
-        cleaned = [(*strip_markers(_clean_block(p), lang), _clean_block(p)) for p in parts]
-        blocks = [_clean_block(b) for b, _, _ in cleaned]
-        markers = [m for (b, m, _) in cleaned if b.strip()]
-        raw = [r for (b, _, r) in cleaned if b.strip()]  # the block as shown: its sha stays the suggestion's id
+        bounds = [(0, seps[0].start())] + [(s.end(), seps[j + 1].start() if j + 1 < len(seps) else len(region))
+                                            for j, s in enumerate(seps)] if seps else [(0, len(region))]
+        if seps and not region[:seps[0].start()].strip():
+            bounds = bounds[1:]
+        cut = [cut_block(original, region_start + b0, region_start + b1, lang) for b0, b1 in bounds]
+        kept = [c for c in cut if c.code.strip()]
+        # the sha of a suggestion is taken of its whole part as shown (markers included), as it always was
+        shown = [_display_block(region[b0:b1]) for c, (b0, b1) in zip(cut, bounds, strict=True) if c.code.strip()]
+        blocks = [c.code for c in cut]
         h = a.header
         declared = total = None
         dup = False
@@ -355,10 +360,11 @@ def parse_dump(text: str, lang: str, rel: str, cat: Catalog | None = None, fallb
             else:
                 declared, total = 0, None
         panels.append(Panel(
-            file=rel, index=i + 1, line=_line_of(text, a.prompt_start), prompt=prompt, language=lang,
+            file=rel, index=i + 1, line=_line_of(original, a.prompt_start), prompt=prompt, language=lang,
             kernel=kernel[1] if kernel else fallback_kernel, model=model_id, model_words=model_words,
             hint=_hint(words, prompt, lang), declared_n=declared, total=total, duplicates_hidden=dup,
-            header=h is not None, blocks=[b for b in blocks if b.strip()], markers=markers, raw_blocks=raw,
+            header=h is not None, blocks=[c.code for c in kept], markers=[c.markers for c in kept],
+            raw_blocks=shown, sources=kept,
             empty_blocks=sum(1 for b in blocks if not b.strip()) if h is not None and h.group(1) else 0))
     return panels
 
@@ -425,11 +431,13 @@ def dump_files(source: Path) -> list[Path]:
     return files
 
 
-def dump_sources(source: Path, cat: Catalog) -> Iterator[tuple[Path, str, str, str | None]]:
-    """Each dump file under `source` (or `source` itself) with a known language: (path, its path relative to the
-    folder, language, the kernel its path names or None). Both dump formats are laid out this way."""
+def dump_sources(source: Path, cat: Catalog, files: list[Path] | None = None
+                 ) -> Iterator[tuple[Path, str, str, str | None]]:
+    """Each dump file under `source` (or `source` itself, or the given `files` under it) with a known language:
+    (path, its path relative to the folder, language, the kernel its path names or None). Both dump formats are
+    laid out this way."""
     source = Path(source)
-    files = [source] if source.is_file() else dump_files(source)
+    files = files if files is not None else [source] if source.is_file() else dump_files(source)
     base = source.parent if source.is_file() else source
     kernel_vocab = _kernel_words(cat)
     for path in files:
@@ -439,12 +447,12 @@ def dump_sources(source: Path, cat: Catalog) -> Iterator[tuple[Path, str, str, s
             yield path, rel.as_posix(), lang, _kernel_from_path(rel, kernel_vocab)
 
 
-def records(source: Path, cat: Catalog | None = None) -> list[dict]:
-    """Replay records of every suggestion in a dump folder (or one dump file)."""
+def records(source: Path, cat: Catalog | None = None, files: list[Path] | None = None) -> list[dict]:
+    """Replay records of every suggestion in a dump folder (or one dump file; or the given dump `files` in it)."""
     cat = cat or catalog()
     out: list[dict] = []
     next_rank: dict[str, int] = defaultdict(int)
-    for path, rel, lang, kernel in dump_sources(source, cat):
+    for path, rel, lang, kernel in dump_sources(source, cat, files):
         text = path.read_text(encoding="utf-8", errors="replace")
         for panel in parse_dump(text, lang, rel, cat, kernel):
             out.extend(_panel_records(panel, next_rank))
@@ -472,7 +480,7 @@ def _panel_records(panel: Panel, next_rank: dict[str, int]) -> list[dict]:
         next_rank[pid] += 1
         removed = panel.markers[j - 1] if j - 1 < len(panel.markers) else []
         meta = {**_panel_meta(panel), "panel_rank": j, "key": f"{panel.file}#{panel.index}.{j}",
-                "markers_removed": removed,
+                "markers_removed": removed, **source_meta(panel.sources[j - 1]),
                 "sha": block_sha(panel.raw_blocks[j - 1] if j - 1 < len(panel.raw_blocks) else block),
                 "comment_only": is_comment_only(block, panel.language),
                 "has_function": has_function(block, panel.language), "block": block}
@@ -526,12 +534,13 @@ def counts_table(recs: list[dict], title: str = "Copilot suggestions") -> Table:
     return table
 
 
-def import_copilot(source: Path, out: Path) -> Table:
-    """Parse the dumps under `source`, write replay JSONL to `out`, return the counts table."""
+def import_copilot(source: Path, out: Path, files: list[Path] | None = None) -> Table:
+    """Parse the dumps under `source` (all, or the given `files`), write replay JSONL to `out`, return the counts
+    table."""
     source = Path(source)
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such file or folder")
-    recs = records(source)
+    recs = records(source, files=files)
     if not recs:
         raise FileNotFoundError(f"{source}: no Copilot dumps found (expected *.cpp/*.f90/*.py/*.jl panel dumps)")
     out = Path(out)

@@ -43,7 +43,7 @@ from hpceval.importers.copilot import (
     has_function,
     is_comment_only,
 )
-from hpceval.importers.markers import strip_markers
+from hpceval.importers.markers import cut_block, source_meta
 from hpceval.spec import Catalog, catalog
 
 LLM = "llama-2-70b-2023"
@@ -81,7 +81,11 @@ def parse_llama2(text: str, lang: str, rel: str, cat: Catalog | None = None,
     """One dict per suggestion of one dump file: section, model, kernel, study prompt, rank, block, markers."""
     cat = cat or catalog()
     kernel_vocab, model_vocab = _kernel_words(cat), _model_words(cat, lang)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    starts = [0]  # character offset of each line
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
     section = {"banner": "", "prompt": "", "line": 0, "index": 0}
     out: list[dict] = []
     current: dict | None = None
@@ -89,8 +93,9 @@ def parse_llama2(text: str, lang: str, rel: str, cat: Catalog | None = None,
     def close() -> None:
         nonlocal current
         if current is not None:
-            block, removed = strip_markers("\n".join(current.pop("lines")), lang)
-            current.update(block=block.strip("\n"), markers=removed)
+            start = starts[current["line"]]  # the line after the SUGGESTION line
+            cut = cut_block(text, start, start + len("\n".join(current.pop("lines"))), lang)
+            current.update(block=cut.code, markers=cut.markers, source=cut)
             out.append(current)
         current = None
 
@@ -135,12 +140,12 @@ def parse_llama2(text: str, lang: str, rel: str, cat: Catalog | None = None,
     return out
 
 
-def records(source: Path, cat: Catalog | None = None) -> list[dict]:
-    """Replay records of every suggestion in a Llama-2 dump folder (or one dump file)."""
+def records(source: Path, cat: Catalog | None = None, files: list[Path] | None = None) -> list[dict]:
+    """Replay records of every suggestion in a Llama-2 dump folder (or one dump file; or the given `files`)."""
     cat = cat or catalog()
     out: list[dict] = []
     next_rank: dict[str, int] = defaultdict(int)
-    for path, rel, lang, fallback in dump_sources(source, cat):
+    for path, rel, lang, fallback in dump_sources(source, cat, files):
         for s in parse_llama2(path.read_text(encoding="utf-8", errors="replace"), lang, rel, cat, fallback):
             if not s["block"].strip():
                 continue
@@ -150,7 +155,7 @@ def records(source: Path, cat: Catalog | None = None) -> list[dict]:
                     "key": f"{rel}#{s['section']}.{s['n']}", "sha": block_sha(s["block"]),
                     "study_prompt": s["study_prompt"], "study_hint": s["study_hint"], "banner": s["banner"],
                     "model_words": s["model_words"], "declared_n": None, "total": None, "duplicates_hidden": False,
-                    "header": False, "shown": None, "markers_removed": s["markers"],
+                    "header": False, "shown": None, "markers_removed": s["markers"], **source_meta(s["source"]),
                     "comment_only": is_comment_only(s["block"], lang), "has_function": has_function(s["block"], lang),
                     "block": s["block"]}
             out.append({"schema": REPLAY_SCHEMA, "llm": LLM, "prompt_id": pid, "language": lang,
@@ -159,12 +164,13 @@ def records(source: Path, cat: Catalog | None = None) -> list[dict]:
     return out
 
 
-def import_llama2(source: Path, out: Path) -> Table:
-    """Parse the Llama-2 dumps under `source`, write replay JSONL to `out`, return the counts table."""
+def import_llama2(source: Path, out: Path, files: list[Path] | None = None) -> Table:
+    """Parse the Llama-2 dumps under `source` (all, or the given `files`), write replay JSONL to `out`, return the
+    counts table."""
     source = Path(source)
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such file or folder")
-    recs = records(source)
+    recs = records(source, files=files)
     if not recs:
         raise FileNotFoundError(f"{source}: no Llama-2 dumps found (expected <KERNEL>/<Language>/GeneratedCode.*)")
     out = Path(out)

@@ -13,12 +13,14 @@ comment-only block "has code") or breaks the build. The markers seen in the dump
 * comment banners (`// =======`, `! -------`, `# ######`) at the start or end of a block, where they separate
   panels; inside a block they are the model's own comments and stay.
 
-`strip_markers` returns the cleaned block and the removed lines, so importers can count them.
+`strip_markers` returns the cleaned block and the removed lines, so importers can count them. A line inside a
+string literal or block comment (a numpydoc `-------` in a docstring) is the LLM's code and is never removed.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _LEADER = r"(?://+|!+|#+|/\*+|--)?"
 _DECOR = r"[\s=#*~_\-<>\[\]/!:|]*"
@@ -65,21 +67,69 @@ def is_edge_banner(line: str, lang: str) -> bool:
 
 
 def strip_markers(block: str, lang: str) -> tuple[str, list[str]]:
-    """(block without author markers, the removed lines)."""
-    removed: list[str] = []
-    lines = []
-    for line in block.split("\n"):
-        if is_marker(line, lang):
-            removed.append(line.strip())
-        else:
-            lines.append(line)
-    # banners at the edges (blank lines between them and the code go too)
-    while lines and (not lines[0].strip() or is_edge_banner(lines[0], lang)):
-        if lines[0].strip():
-            removed.append(lines[0].strip())
-        lines.pop(0)
-    while lines and (not lines[-1].strip() or is_edge_banner(lines[-1], lang)):
-        if lines[-1].strip():
-            removed.append(lines[-1].strip())
-        lines.pop()
-    return "\n".join(lines), removed
+    """(block without author markers, the removed lines); see `strip_marker_lines`."""
+    kept, removed = strip_marker_lines(block, lang)
+    lines = block.split("\n")
+    return "\n".join(lines[i] for i in kept), [lines[i].strip() for i in removed]
+
+
+def strip_marker_lines(block: str, lang: str) -> tuple[list[int], list[int]]:
+    """(indices of the lines kept, indices of the marker lines removed): markers anywhere, banners and blank lines
+    at the edges. A line inside a string literal or block comment (importers.literals) is code and always kept, so
+    the kept lines are the suggestion byte for byte."""
+    from hpceval.importers.literals import protected_lines
+
+    lines = block.split("\n")
+    code = protected_lines(block, lang)
+    removed = [i for i, line in enumerate(lines) if i not in code and is_marker(line, lang)]
+    kept = [i for i in range(len(lines)) if i not in set(removed)]
+
+    def edge(i: int) -> bool:  # banners at the edges (blank lines between them and the code go too)
+        return i not in code and (not lines[i].strip() or is_edge_banner(lines[i], lang))
+
+    while kept and edge(kept[0]):
+        if lines[kept[0]].strip():
+            removed.append(kept[0])
+        kept.pop(0)
+    while kept and edge(kept[-1]):
+        if lines[kept[-1]].strip():
+            removed.append(kept[-1])
+        kept.pop()
+    return kept, sorted(removed)
+
+
+@dataclass
+class SourceBlock:
+    """One suggestion cut out of a dump: its code (the dump's characters, byte for byte, less the marker lines),
+    where it lies in the dump (`span`: character offsets of its first and past its last kept character; `lines`:
+    the first and last line numbers, 1-based) and the marker lines taken out of it (`removed_lines`, 1-based
+    line numbers in the dump, and their text)."""
+
+    code: str
+    span: tuple[int, int]
+    lines: tuple[int, int]
+    removed_lines: list[int]
+    markers: list[str]
+
+
+def cut_block(text: str, start: int, end: int, lang: str) -> SourceBlock:
+    """The suggestion in `text[start:end]`: marker lines out (strip_marker_lines), nothing else changed."""
+    part = text[start:end]
+    first_line = text.count("\n", 0, start) + 1
+    lines = part.split("\n")
+    kept, removed = strip_marker_lines(part, lang)
+    if not kept:
+        return SourceBlock("", (start, start), (first_line, first_line), [], [lines[i].strip() for i in removed])
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    span = (start + offsets[kept[0]], start + offsets[kept[-1]] + len(lines[kept[-1]]))
+    return SourceBlock("\n".join(lines[i] for i in kept), span, (first_line + kept[0], first_line + kept[-1]),
+                       [first_line + i for i in removed], [lines[i].strip() for i in removed])
+
+
+def source_meta(block: SourceBlock) -> dict:
+    """The replay meta that locates a suggestion in its dump: `span` (character offsets, end exclusive), `lines`
+    (first and last line) and `removed_lines` (the marker lines taken out, line numbers). With them anyone can
+    check that the code is the dump's text less those lines (tests/test_import_copilot.py does, per format)."""
+    return {"span": list(block.span), "lines": list(block.lines), "removed_lines": block.removed_lines}
