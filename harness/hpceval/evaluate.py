@@ -17,14 +17,15 @@ from functools import cached_property
 from pathlib import Path
 
 from hpceval import scratch
-from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers
+from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers, parse_recovered
 from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
 from hpceval.bind.signature import CLOSED
 from hpceval.checks.array_sections import covers_footprint
-from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
+from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits, first_errors
 from hpceval.checks.build import builds
+from hpceval.checks.builds_alone import Alone, AloneCache, alone_files, alone_steps, decide, from_result, missing_names
 from hpceval.checks.data_mapping import maps_data
 from hpceval.checks.data_sharing import shares_correctly
 from hpceval.checks.driver_access import reaches_no_driver
@@ -87,6 +88,7 @@ class Evaluator:
     # CUDA code that calls cuBLAS/cuSPARSE instead of writing a kernel counts as CUDA (rubric.toml's
     # vendor_library_counts; None: read it from the default rubric)
     vendor_library_counts: bool | None = None
+    alone_cache: AloneCache = field(default_factory=AloneCache)  # units built alone (checks.builds_alone)
 
     @cached_property
     def _harness_hash(self) -> str:
@@ -145,15 +147,15 @@ class Evaluator:
         if binding.error:
             if "harness fault" in binding.error:  # the binder crashed: not the suggestion's fault
                 return Evaluation(verdict=Verdict.infra_error, evidence=binding.error, **base)
-            return _unbound(code, lang.id, binding.error, base, spec)
-        missing = _missing_names(binding.source or code, lang.id)
-        if missing:  # a complete-looking function that calls what nobody defines: no kernel to build
+            return self._unbound(code, spec, model, binding.error, base)
+        missing = self._missing_names(binding.source or code, spec, model)
+        if missing:  # a complete-looking function that calls what nobody defines, and the compiler agrees
             return Evaluation(verdict=Verdict.incomplete, evidence=missing, **base)
         spec = graded or graded_spec(spec, binding)  # a variant at random extra values, in the precision graded
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
         except BindError as exc:
-            return _unbound(code, lang.id, str(exc), base, spec)
+            return self._unbound(code, spec, model, str(exc), base)
         prefix = f"hpceval-{spec.id}-{model.id}-"  # in the scratch root: removed with the run however it ends
         workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
@@ -193,6 +195,75 @@ class Evaluator:
         evidence = "; ".join([f"{len(job.cases)} sizes within tolerance (max rel error {job.worst:.2e})", *job.notes,
                               *([job.timing_note] if job.timing_note else [])])
         return job.verdict(Verdict.correct, evidence, **job.timing)
+
+    def _unbound(self, code: str, spec: KernelSpec, model: ProgrammingModel, error: str, base: dict) -> Evaluation:
+        """No binding. Compile first (checks.builds_alone): no complete kernel is `incomplete`, code that does not
+        build alone `build_error` (both the LLM's fault, whatever the signature); then a function without one of
+        the kernel's data inputs is `wrong_result` (another operation); only code that builds alone and that the
+        harness could not map is `unbindable` (the harness's shortfall, outside the score)."""
+        lang = model.language
+        reason = _completeness(code, lang)
+        names = missing_names(reason)
+        recovered = parse_recovered(code, lang)
+        alone = self._alone(code, spec, model, whole=True) if (reason is None or names or recovered) else Alone(None)
+        decision = decide(reason, names, alone, lang, recovered)
+        if decision.verdict == "incomplete":
+            return Evaluation(verdict=Verdict.incomplete, evidence=f"{decision.evidence}; {error}", **base)
+        if decision.verdict == "build_error":
+            return Evaluation(verdict=Verdict.build_error, evidence=f"{decision.evidence} (the suggestion built alone, "
+                              f"before binding; binding: {error})", **base)
+        missing = _missing_data_inputs(error, spec)
+        if missing:
+            return Evaluation(verdict=Verdict.wrong_result,
+                              evidence=f"{error}: a function without {', '.join(missing)} cannot compute {spec.name} "
+                                       f"for the {', '.join(missing)} it is given (another operation, or a fixed value)",
+                              **base)
+        built = " (the suggestion builds alone)" if alone.built else ""
+        return Evaluation(verdict=Verdict.unbindable, evidence=error + built, **base)
+
+    def _missing_names(self, code: str, spec: KernelSpec, model: ProgrammingModel) -> str | None:
+        """Before the build of a bound function: `incomplete` only for names the analysis finds undefined and the
+        compiler confirms; a typo or any other failure is left for the bound build to report (build_error)."""
+        reason = _completeness(code, model.language)
+        names = missing_names(reason)
+        if not names:
+            return None
+        decision = decide(reason, names, self._alone(code, spec, model), model.language)
+        return decision.evidence if decision.verdict == "incomplete" else None
+
+    def _alone(self, code: str, spec: KernelSpec, model: ProgrammingModel, whole: bool = False) -> Alone:
+        """The unit built alone (cached): `whole`: the suggestion's unit (every function but a test driver), else
+        `code` as it is (a bound function's pruned unit)."""
+        from hpceval.bind.prune import unit_alone
+
+        toolchain = get_toolchain(model.toolchain)
+        lang = self.catalog.languages[model.language]
+        info = _model_info(toolchain, model, self.executor.toolchain_info(toolchain), self.executor)
+        unit = unit_alone(code, lang.id, model.id) if whole else code
+        key = AloneCache.key(unit, model.id, toolchain.name, info.version, model.flags)
+        known = self.alone_cache.get(key)
+        if known is not None:
+            return known
+        files, source = alone_files(unit, spec, lang, toolchain.hooks(model), toolchain.driver_ext)
+        steps = alone_steps(toolchain.build_steps(model), lang.id, source)
+        if not steps or not info.available:
+            return self.alone_cache.put(key, Alone(None))
+        workdir = scratch.new_dir(f"hpceval-alone-{model.id}-")
+        try:
+            for name, text in {**toolchain.unit_files(model), **files}.items():
+                (workdir / name).write_text(text)
+            adjust = toolchain.job_adjustments(spec, model, code)
+            env = {**toolchain.env(model), **(adjust.env if adjust else {})}
+            result = None
+            for step in steps:
+                result = self._runner(toolchain)(step, workdir, env, self.build_limits)
+                if result.returncode != 0 or result.timed_out:
+                    break
+        except SandboxError:
+            return Alone(None)  # the sandbox failed, not the code: decide as without a compiler
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        return self.alone_cache.put(key, from_result(result, first_errors, lang.id))
 
     def _vendor_counts(self) -> bool:
         if self.vendor_library_counts is None:
@@ -234,22 +305,6 @@ def _completeness(code: str, lang: str) -> str | None:
     return reason
 
 
-def _unbound(code: str, lang: str, error: str, base: dict, spec: KernelSpec | None = None) -> Evaluation:
-    """No binding: `incomplete` when there is no complete kernel (the LLM's fault); `wrong_result` when the
-    function lacks one of the kernel's data inputs (another operation); else `unbindable` (the harness's
-    shortfall, outside the score)."""
-    reason = _completeness(code, lang)
-    if reason:
-        return Evaluation(verdict=Verdict.incomplete, evidence=f"{reason}; {error}", **base)
-    missing = _missing_data_inputs(error, spec) if spec is not None else []
-    if missing:
-        return Evaluation(verdict=Verdict.wrong_result,
-                          evidence=f"{error}: a function without {', '.join(missing)} cannot compute {spec.name} for "
-                                   f"the {', '.join(missing)} it is given (another operation, or a fixed value)",
-                          **base)
-    return Evaluation(verdict=Verdict.unbindable, evidence=error, **base)
-
-
 # Inputs a kernel function may fix itself without computing something else: a solver's stopping rule.
 CONTROL_INPUTS = frozenset({"tol", "max_iter"})
 
@@ -268,13 +323,6 @@ def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:
         return []
     return [n for n in names if not params[n].is_output and n not in CONTROL_INPUTS
             and (params[n].is_array or params[n].kind == "real")]
-
-
-def _missing_names(code: str, lang: str) -> str | None:
-    """Before the build: only the missing-name reasons (helpers, types, modules, a dropped header's names) turn a
-    bound function into `incomplete`; a typo of a real name stays for the build to report (build_error)."""
-    reason = _completeness(code, lang)
-    return reason if reason and "never defines" in reason else None
 
 
 def _vendor_libraries(model: ProgrammingModel, code: str) -> list[str]:

@@ -66,6 +66,18 @@ def incomplete_reason(code: str, lang: str) -> str | None:
     return None
 
 
+def parse_recovered(code: str, lang: str) -> bool:
+    """Whether the parser the analysis reads had to recover from syntax it did not understand (C/C++: tree-sitter
+    error nodes; a misread macro, lambda or functor call). Its structural findings are then no evidence against
+    code the compiler accepts (checks.builds_alone decides)."""
+    if lang != "cpp":
+        return False
+    from hpceval.bind.parse import c_sanitize, parser
+
+    src = c_sanitize(re.sub(r"<<<.*?>>>", lambda m: " " * len(m.group(0)), _strip_c(code), flags=re.DOTALL))
+    return bool(parser("cpp").parse(src.encode()).root_node.has_error)
+
+
 def _missing(kind: str, names: list[str], extra: str = "") -> str:
     shown = ", ".join(f"`{n}`" for n in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
     return f"incomplete: calls {kind} it never defines: {shown}{extra}"

@@ -91,11 +91,13 @@ def _model_headers(text: str) -> list[str]:
     return []
 
 
-def prune_cpp(unit: Unit, fn: SFunction, uses: set[str] | frozenset[str] = frozenset()) -> tuple[str, list[str]]:
-    """The bound function, the helpers it calls and the file-level items they (or the glue: `uses`, e.g. a macro
-    the suggestion's own launch reads) need."""
-    helpers = called_helpers(unit, fn)
-    kept_fns = [fn, *helpers]
+def prune_cpp(unit: Unit, fn: SFunction, *more: SFunction,
+              uses: set[str] | frozenset[str] = frozenset()) -> tuple[str, list[str]]:
+    """fn (and `more` roots: the unit alone keeps every function) with the helpers they call and the file-level
+    items they (or the glue: `uses`, e.g. a macro the suggestion's own launch reads) need."""
+    kept_fns: list[SFunction] = []
+    for root in (fn, *more):
+        kept_fns += [f for f in (root, *called_helpers(unit, root)) if all(f is not k for k in kept_fns)]
     used = set(uses)
     for f in kept_fns:
         used |= set(re.findall(r"[A-Za-z_]\w*", f.text))
@@ -145,7 +147,8 @@ def _dropped(unit: Unit, kept: list[SFunction]) -> list[str]:
     return out
 
 
-def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None) -> tuple[str, list[str]]:
+def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None,
+                 more: tuple[SFunction, ...] = ()) -> tuple[str, list[str]]:
     """The bound function and the transitive closure of what it needs, in source order.
 
     A worklist over names: a needed name pulls the function, class, import or assignment that defines it, and that
@@ -153,17 +156,20 @@ def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None) -> tupl
     value, `np.vectorize(f)`), plus the module-level statements that modify a kept value (`T[0] = ...`,
     `T.update(...)`). What a test script does (`if __name__ == "__main__":`, calls of the bound function, names the
     kernel only takes as parameters) is not needed and stays out, so import-time code runs as written only where the
-    kernel depends on it, inside the sandbox like the kernel itself."""
+    kernel depends on it, inside the sandbox like the kernel itself. `more`: further roots (the unit alone keeps
+    every function and what they need)."""
+    roots = (fn, *more)
     names_at = py_names(unit.code)
     empty = PyNames(set(), set(), set())
     info = {id(x): names_at.get(x.start, empty) for x in [*unit.functions, *unit.items]}
     by_name: dict[str, SFunction] = {}
     for f in unit.functions:  # the last complete definition of a name is the one Python calls
-        if f is not fn and f.name != fn.name and not f.is_main and (f.name not in by_name or not f.error):
+        if all(f is not r and f.name != r.name for r in roots) and not f.is_main and (
+                f.name not in by_name or not f.error):
             by_name[f.name] = f
-    kept_fns = [fn]
+    kept_fns = list(roots)
     chosen: set[int] = set()
-    needed = set(info[id(fn)].free)
+    needed = set().union(*(info[id(r)].free for r in roots))
     values: set[str] = set()  # names bound by kept assignments and classes (mutable module-level values)
     changed = True
     while changed:
@@ -183,7 +189,8 @@ def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None) -> tupl
             elif it.kind in ("assignment", "class_definition"):
                 keep = bool(it.defines & needed)
             else:  # another statement: kept when it binds or modifies what the kernel needs, unless it runs the kernel
-                keep = bool((nm.binds & needed) or (nm.mutates & values)) and not _py_script(it.text, nm, fn)
+                keep = bool((nm.binds & needed) or (nm.mutates & values)) and not any(
+                    _py_script(it.text, nm, r) for r in roots)
             if keep:
                 chosen.add(i)
                 needed |= nm.free | nm.mutates
@@ -256,3 +263,25 @@ def prune_julia(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
     return "\n\n".join(t for _, t in pieces) + "\n", _dropped(unit, kept)
 
 
+
+
+def unit_alone(code: str, lang: str, model_id: str | None = None) -> str:
+    """The suggestion's own unit, as the harness builds any function of it: every complete function that is not a
+    test driver (`main`, a Fortran `program`, a Python script's statements) with the includes, imports, types,
+    constants and helpers they need (as for a bound function, the conventional imports of a completion's file
+    added). Compiled alone before binding decides anything (checks.builds_alone), so a test driver that does not
+    compile is no more charged than it is for a bound function, and a kernel that does not compile always is."""
+    from hpceval.bind import fortran_kernel_source, with_omp_lib
+    from hpceval.bind.parse import parse
+
+    if lang == "fortran":
+        return with_omp_lib(fortran_kernel_source(code)[0])
+    if lang not in ("cpp", "python"):
+        return code
+    unit = parse(code, lang)
+    roots = [f for f in unit.functions if not f.is_main]
+    if not roots:
+        return code
+    if lang == "cpp":
+        return prune_cpp(unit, *roots)[0]
+    return prune_python(unit, roots[0], model_id, tuple(roots[1:]))[0]

@@ -421,7 +421,7 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
     exact = exact and precision == base_dtype
     module = None
     if lang == "cpp":
-        source, dropped = prune_cpp(unit, fn, glue.uses)
+        source, dropped = prune_cpp(unit, fn, uses=glue.uses)
     elif lang == "python":
         source, dropped = prune_python(unit, fn, model.id if model else None)
     elif lang == "fortran":
