@@ -212,7 +212,8 @@ void spmv(const CSRMatrix &A, const double *x, double *y) {
   }
 }
 """, V.wrong_result),
-    ("matrix-class-transposed-read", "gemv", "cpp-openmp", """
+    # x read at the row index
+    ("matrix-class-reads-x-by-row", "gemv", "cpp-openmp", """
 class Matrix {
  public:
   int rows, cols;
@@ -224,7 +225,7 @@ void gemv(const Matrix &A, const double *x, double *y) {
 #pragma omp parallel for
   for (int i = 0; i < A.rows; ++i) {
     double s = 0.0;
-    for (int j = 0; j < A.cols; ++j) s += A.data[j * A.rows + i] * x[j];
+    for (int j = 0; j < A.cols; ++j) s += A.data[i * A.cols + j] * x[i];
     y[i] = s;
   }
 }

@@ -28,6 +28,12 @@ class Glue:
     call: str | None = None
     returns: str | None = None
     notes: list[str] = field(default_factory=list)
+    by_param: dict[int, str] = field(default_factory=dict)  # parameter position -> its argument (bind.adapt)
+
+    def arg(self, position: int, expr: str) -> None:
+        """The argument of the parameter at `position`, in call order."""
+        self.args.append(expr)
+        self.by_param[position] = expr
 
 
 class Plan:
