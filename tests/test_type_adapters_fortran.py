@@ -130,7 +130,8 @@ contains
   end subroutine saxpy
 end module blas1
 """, V.wrong_result),
-    ("derived-type-matrix-transposed", "gemv", "fortran-openmp", """
+    # x read at the row index
+    ("derived-type-matrix-reads-x-by-row", "gemv", "fortran-openmp", """
 module linalg
   implicit none
   type dense_matrix
@@ -147,7 +148,7 @@ contains
     do i = 1, mat%rows
       y(i) = 0.0d0
       do j = 1, mat%cols
-        y(i) = y(i) + mat%a(j, i) * x(j)
+        y(i) = y(i) + mat%a(i, j) * x(i)
       end do
     end do
   end subroutine gemv
@@ -207,4 +208,4 @@ def test_derived_type_glue_fills_its_components(catalog):
     b = infer_binding(CASES[0][3], catalog.kernels["spmv"], catalog.languages[m.language], m)
     assert b.error is None, b.error
     assert any("type(csr_matrix)" in d for d in b.decls), b.decls
-    assert b.mapping.get("A%row_ptr") == "row_ptr" and b.mapping.get("A%val") == "values", b.mapping
+    assert b.mapping.get("a%row_ptr") == "row_ptr" and b.mapping.get("a%val") == "values", b.mapping

@@ -86,7 +86,11 @@ def flatten(fn: SFunction, code: str, rl: RecordLanguage) -> Flat | None:
     groups = [Group(p, r) for p in fn.params if (r := rl.record_of(p, records)) is not None]
     if not groups:
         return None
-    taken = set(re.findall(r"\w+", fn.text.lower() if rl.lang == "fortran" else fn.text))
+    bare = fn.text  # the names the function uses other than through its records: a field may not take one
+    for g in groups:
+        for f in g.record.fields:
+            bare = rl.member(g.param.name, f.name).sub(" ", bare)
+    taken = set(re.findall(r"\w+", bare.lower() if rl.lang == "fortran" else bare))
     for g in groups:
         for f in g.record.fields:
             name = f.name
@@ -128,3 +132,18 @@ def collapse(glue, flat: Flat, assign: dict, rl: RecordLanguage) -> None:
         mapped = [f"{f}->{r.name}" for f, n in g.flat.items() if (r := assign.get(flat_pos.get(n))) is not None]
         glue.notes.append(f"{p.name}: a {g.record.name} built from its fields ({', '.join(mapped)})")
     glue.args = args
+
+
+def split_top(text: str, brackets: str = "()") -> list[str]:
+    """`text` split at the commas outside brackets (`brackets`: the opening ones then the closing ones)."""
+    half = len(brackets) // 2
+    depth_of = {**{c: 1 for c in brackets[:half]}, **{c: -1 for c in brackets[half:]}}
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += depth_of.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*out, cur] if cur.strip() else out

@@ -16,7 +16,7 @@ import re
 
 import tree_sitter as ts
 
-from hpceval.bind.adapt.common import Field, Group, Record
+from hpceval.bind.adapt.common import Field, Group, Record, split_top
 from hpceval.bind.parse import SFunction, SParam, c_sanitize, parse_cpp, parser, text_of, walk
 
 # ------------------------------------------------------------------------------------------------ context parameters
@@ -103,7 +103,7 @@ class CppRecords:
         text = fn.text
         start = text.find("(", text.find(fn.name.split("::")[-1]))
         end = _matching(text, start)
-        chunks = _split_top(text[start + 1:end])
+        chunks = split_top(text[start + 1:end], "(<[)>]")
         by_name = {g.param.name: g for g in groups}
         params = []
         for chunk in chunks:
@@ -201,20 +201,6 @@ def _matching(text: str, start: int) -> int:
         if depth == 0:
             return i
     return len(text) - 1
-
-
-def _split_top(params: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in params:
-        depth += {"(": 1, "<": 1, "[": 1, ")": -1, ">": -1, "]": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur)
-    return out
 
 
 RECORDS = CppRecords()
