@@ -128,9 +128,7 @@ struct CSRMatrix {
   double *values;
 };
 """
-
-STRUCTS = [
-    ("csr-struct-of-pointers", "spmv", "cpp-openmp", CSR_POINTERS + """
+CSR_SPMV = CSR_POINTERS + """
 void spmv(const CSRMatrix &A, const double *x, double *y) {
 #pragma omp parallel for
   for (int i = 0; i < A.n; i++) {
@@ -139,7 +137,28 @@ void spmv(const CSRMatrix &A, const double *x, double *y) {
     y[i] = sum;
   }
 }
-""", V.correct),
+"""
+MATRIX_GEMV = """
+class Matrix {
+ public:
+  int rows, cols;
+  const double *data;
+  Matrix(int r, int c, const double *d) : rows(r), cols(c), data(d) {}
+  double at(int i, int j) const { return data[i * cols + j]; }
+};
+
+void gemv(const Matrix &A, const double *x, double *y) {
+#pragma omp parallel for
+  for (int i = 0; i < A.rows; ++i) {
+    double s = 0.0;
+    for (int j = 0; j < A.cols; ++j) s += A.data[i * A.cols + j] * x[j];
+    y[i] = s;
+  }
+}
+"""
+
+STRUCTS = [
+    ("csr-struct-of-pointers", "spmv", "cpp-openmp", CSR_SPMV, V.correct),
     ("csr-struct-by-pointer", "spmv", "cpp-openmp", """
 typedef struct {
   int nrows;
@@ -175,24 +194,7 @@ void spmv(const SparseMatrix &M, const std::vector<double> &x, std::vector<doubl
   }
 }
 """, V.correct),
-    ("matrix-class-with-constructor", "gemv", "cpp-openmp", """
-class Matrix {
- public:
-  int rows, cols;
-  const double *data;
-  Matrix(int r, int c, const double *d) : rows(r), cols(c), data(d) {}
-  double at(int i, int j) const { return data[i * cols + j]; }
-};
-
-void gemv(const Matrix &A, const double *x, double *y) {
-#pragma omp parallel for
-  for (int i = 0; i < A.rows; ++i) {
-    double s = 0.0;
-    for (int j = 0; j < A.cols; ++j) s += A.data[i * A.cols + j] * x[j];
-    y[i] = s;
-  }
-}
-""", V.correct),
+    ("matrix-class-with-constructor", "gemv", "cpp-openmp", MATRIX_GEMV, V.correct),
     # the scale factor and the length in a struct of scalars
     ("axpy-params-struct", "axpy", "cpp-openmp", """
 struct Params { float a; int n; };
@@ -202,54 +204,12 @@ void saxpy(const Params &p, const float *x, float *y) {
 }
 """, V.correct),
     # row_ptr[i+1] - 1: the last entry of every row is dropped
-    ("csr-struct-drops-last-entry", "spmv", "cpp-openmp", CSR_POINTERS + """
-void spmv(const CSRMatrix &A, const double *x, double *y) {
-#pragma omp parallel for
-  for (int i = 0; i < A.n; i++) {
-    double sum = 0.0;
-    for (int k = A.row_ptr[i]; k < A.row_ptr[i + 1] - 1; k++) sum += A.values[k] * x[A.col_idx[k]];
-    y[i] = sum;
-  }
-}
-""", V.wrong_result),
+    ("csr-struct-drops-last-entry", "spmv", "cpp-openmp", CSR_SPMV.replace("k < A.row_ptr[i + 1]; k++", "k < A.row_ptr[i + 1] - 1; k++"), V.wrong_result),
     # x read at the row index
-    ("matrix-class-reads-x-by-row", "gemv", "cpp-openmp", """
-class Matrix {
- public:
-  int rows, cols;
-  const double *data;
-  Matrix(int r, int c, const double *d) : rows(r), cols(c), data(d) {}
-};
-
-void gemv(const Matrix &A, const double *x, double *y) {
-#pragma omp parallel for
-  for (int i = 0; i < A.rows; ++i) {
-    double s = 0.0;
-    for (int j = 0; j < A.cols; ++j) s += A.data[i * A.cols + j] * x[i];
-    y[i] = s;
-  }
-}
-""", V.wrong_result),
-    ("csr-struct-serial", "spmv", "cpp-openmp", CSR_POINTERS + """
-void spmv(const CSRMatrix &A, const double *x, double *y) {
-  for (int i = 0; i < A.n; i++) {
-    double sum = 0.0;
-    for (int k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) sum += A.values[k] * x[A.col_idx[k]];
-    y[i] = sum;
-  }
-}
-""", V.wrong_model),
+    ("matrix-class-reads-x-by-row", "gemv", "cpp-openmp", MATRIX_GEMV.replace("* x[j]", "* x[i]"), V.wrong_result),
+    ("csr-struct-serial", "spmv", "cpp-openmp", CSR_SPMV.replace("#pragma omp parallel for\n", ""), V.wrong_model),
     # a field the struct does not have
-    ("csr-struct-unknown-field", "spmv", "cpp-openmp", CSR_POINTERS + """
-void spmv(const CSRMatrix &A, const double *x, double *y) {
-#pragma omp parallel for
-  for (int i = 0; i < A.num_rows; i++) {
-    double sum = 0.0;
-    for (int k = A.row_ptr[i]; k < A.row_ptr[i + 1]; k++) sum += A.values[k] * x[A.col_idx[k]];
-    y[i] = sum;
-  }
-}
-""", V.build_error),
+    ("csr-struct-unknown-field", "spmv", "cpp-openmp", CSR_SPMV.replace("i < A.n;", "i < A.num_rows;"), V.build_error),
 ]
 
 # ------------------------------------------------------------------------- aliases, templates and context parameters

@@ -8,6 +8,8 @@ one `wrong_model`, one that does not compile `build_error` (never `unbindable`).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from hpceval.contracts import Verdict
@@ -24,9 +26,7 @@ module sparse_mod
   end type csr_matrix
 contains
 """
-
-CASES = [
-    ("derived-type-csr-allocatable", "spmv", "fortran-openmp", CSR_MODULE + """
+CSR_SPMV = CSR_MODULE + """
   subroutine spmv(A, x, y)
     type(csr_matrix), intent(in) :: A
     real(8), intent(in) :: x(:)
@@ -42,8 +42,8 @@ CASES = [
     !$omp end parallel do
   end subroutine spmv
 end module sparse_mod
-""", V.correct),
-    ("derived-type-matrix-gemv", "gemv", "fortran-openmp", """
+"""
+DENSE_GEMV = """
 module linalg
   implicit none
   type dense_matrix
@@ -65,7 +65,11 @@ contains
     end do
   end subroutine gemv
 end module linalg
-""", V.correct),
+"""
+
+CASES = [
+    ("derived-type-csr-allocatable", "spmv", "fortran-openmp", CSR_SPMV, V.correct),
+    ("derived-type-matrix-gemv", "gemv", "fortran-openmp", DENSE_GEMV, V.correct),
     ("assumed-shape-in-a-module", "axpy", "fortran-openmp", """
 module blas1
 contains
@@ -99,23 +103,7 @@ subroutine gemv(A, x, y)
 end subroutine gemv
 """, V.correct),
     # the row's last entry is dropped
-    ("derived-type-csr-drops-last", "spmv", "fortran-openmp", CSR_MODULE + """
-  subroutine spmv(A, x, y)
-    type(csr_matrix), intent(in) :: A
-    real(8), intent(in) :: x(:)
-    real(8), intent(out) :: y(:)
-    integer :: i, k
-    !$omp parallel do private(k)
-    do i = 1, A%n
-      y(i) = 0.0d0
-      do k = A%row_ptr(i), A%row_ptr(i + 1) - 2
-        y(i) = y(i) + A%val(k) * x(A%col_ind(k))
-      end do
-    end do
-    !$omp end parallel do
-  end subroutine spmv
-end module sparse_mod
-""", V.wrong_result),
+    ("derived-type-csr-drops-last", "spmv", "fortran-openmp", CSR_SPMV.replace("row_ptr(i + 1) - 1", "row_ptr(i + 1) - 2"), V.wrong_result),
     ("assumed-shape-skips-last", "axpy", "fortran-openmp", """
 module blas1
 contains
@@ -131,61 +119,10 @@ contains
 end module blas1
 """, V.wrong_result),
     # x read at the row index
-    ("derived-type-matrix-reads-x-by-row", "gemv", "fortran-openmp", """
-module linalg
-  implicit none
-  type dense_matrix
-    integer :: rows, cols
-    real(8), allocatable :: a(:,:)
-  end type dense_matrix
-contains
-  subroutine gemv(mat, x, y)
-    type(dense_matrix), intent(in) :: mat
-    real(8), intent(in) :: x(:)
-    real(8), intent(out) :: y(:)
-    integer :: i, j
-    !$omp parallel do private(j)
-    do i = 1, mat%rows
-      y(i) = 0.0d0
-      do j = 1, mat%cols
-        y(i) = y(i) + mat%a(i, j) * x(i)
-      end do
-    end do
-  end subroutine gemv
-end module linalg
-""", V.wrong_result),
-    ("derived-type-csr-serial", "spmv", "fortran-openmp", CSR_MODULE + """
-  subroutine spmv(A, x, y)
-    type(csr_matrix), intent(in) :: A
-    real(8), intent(in) :: x(:)
-    real(8), intent(out) :: y(:)
-    integer :: i, k
-    do i = 1, A%n
-      y(i) = 0.0d0
-      do k = A%row_ptr(i), A%row_ptr(i + 1) - 1
-        y(i) = y(i) + A%val(k) * x(A%col_ind(k))
-      end do
-    end do
-  end subroutine spmv
-end module sparse_mod
-""", V.wrong_model),
+    ("derived-type-matrix-reads-x-by-row", "gemv", "fortran-openmp", DENSE_GEMV.replace("* x(j)", "* x(i)").replace("intent(inout) :: y", "intent(out) :: y"), V.wrong_result),
+    ("derived-type-csr-serial", "spmv", "fortran-openmp", re.sub(r"\s*!\$omp[^\n]*", "", CSR_SPMV), V.wrong_model),
     # a component the type does not have
-    ("derived-type-unknown-component", "spmv", "fortran-openmp", CSR_MODULE + """
-  subroutine spmv(A, x, y)
-    type(csr_matrix), intent(in) :: A
-    real(8), intent(in) :: x(:)
-    real(8), intent(out) :: y(:)
-    integer :: i, k
-    !$omp parallel do private(k)
-    do i = 1, A%nrows
-      y(i) = 0.0d0
-      do k = A%row_ptr(i), A%row_ptr(i + 1) - 1
-        y(i) = y(i) + A%val(k) * x(A%col_ind(k))
-      end do
-    end do
-  end subroutine spmv
-end module sparse_mod
-""", V.build_error),
+    ("derived-type-unknown-component", "spmv", "fortran-openmp", CSR_SPMV.replace("do i = 1, A%n", "do i = 1, A%nrows"), V.build_error),
 ]
 
 
