@@ -120,7 +120,10 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
         })
     context = {"params": params, "call": _call(lang, binding), "function": binding.function,
                "returns": binding.returns, "hooks": hooks, "setup": binding.setup, "teardown": binding.teardown,
-               "decls": binding.decls}
+               "decls": binding.decls,
+               # types the glue declares (a derived type, bind.adapt.fortran) come from the kernel's module too
+               "uses": "".join(f", {t}" for t in sorted(set(re.findall(r"^type\((\w+)\)", "\n".join(binding.decls),
+                                                                         re.MULTILINE | re.IGNORECASE))))}
     files: dict[str, str] = {}
     if binding.source is not None:
         code = binding.source

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hpceval.bind.adapt import context_param
 from hpceval.bind.delivery import boxed_scalars, carry_in_place, looks_like_result, norm, scratch_as_output
 from hpceval.bind.parse import SFunction, SParam
 from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
@@ -412,6 +413,8 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             opts.append((r, sc))
         if p.default is not None or p.keyword_only:
             opts.append((None, -0.5))
+        elif context_param(p, lang):  # a queue or stream: the driver creates it (bind.adapt)
+            opts = [(None, 0.0)]
         if not opts:
             raise NoMapping(_no_role_reason(p, kr, lang))
         opts.sort(key=lambda o: -o[1])
@@ -460,7 +463,13 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         if missing:
             reasons.append(f"no parameter for {', '.join(missing)}")
             return
+        if result_like and m.returned is None:  # y const, the result returned: the separate output (z = a*x + y)
+            for pos, r in assign.items():
+                if r is not None and r.is_output and not r.extra and params[pos].intent == "in" \
+                        and _delivered_elsewhere(r, kr):
+                    m.returned, m.return_index = r.name, ret_index
         read_only = [params[pos].name for pos, r in assign.items() if r is not None and r.is_output and not r.extra
+                     and m.returned != r.name
                      and params[pos].intent == "in" and not any(x is not None and x.canonical == f"output:{r.name}"
                                                                for x in assign.values())]
         if read_only:  # the suggestion's own const/intent(in) says it is no output

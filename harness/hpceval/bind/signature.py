@@ -29,6 +29,7 @@ import dataclasses
 import re
 import textwrap
 
+from hpceval.bind.adapt import Flat, collapse, flatten_records, record_language
 from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.functor import LAUNCHER_SUFFIX, find_functors, launcher_source, operator_facts
 from hpceval.bind.functor import policy as functor_policy
@@ -267,6 +268,7 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
             fn.types = infer_parameter_types(code, fn.name)
     results: list[tuple[float, SFunction, Mapping | None, str]] = []
     kernels: list[tuple[float, SFunction, Mapping | None, str]] = []
+    flats: dict[int, Flat] = {}  # a function with record parameters: its flattened form -> how to rebuild them
     for fn in candidates:
         if fn.kind == "device_kernel":
             reason = "a device kernel (launched by a host function), not callable from the driver"
@@ -284,6 +286,9 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
         if not fn.params:
             results.append((-60.0 + _candidate_score(fn, None, spec, unit, model) + 50, fn, None, "takes no parameters"))
             continue
+        if (flat := flatten_records(fn, code, lang_id)) is not None:  # its structs' fields are mapped (bind.adapt)
+            flats[id(flat.fn)] = flat
+            fn = flat.fn
         try:
             m = find_mapping(fn, kr, lang_id)
         except NoMapping as exc:
@@ -310,12 +315,14 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
     score, fn, m, _ = max(bound, key=lambda r: r[0])
     if _empty_body(fn):  # a signature with declarations only: no kernel to run (the evaluator says `incomplete`)
         return _error(spec, f"{fn.name}: signature and declarations only, no statements", function=fn.name)
+    flat = flats.get(id(fn))
     if lang_id == "python" and not _cut_off(fn):
         unit, fn, m = _script_launch(code, unit, fn, m, notes)
-    binding = _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions), model, launch)
+    binding = _binding(unit, fn, m, kr, lang_id, notes, len(unit.functions), model, launch, flat)
     for alt in m.alternatives:  # near ties the evaluator probes by execution (hpceval.probe)
         alt.base = m.base
-        binding.alternatives.append(_binding(unit, fn, alt, kr, lang_id, notes, len(unit.functions), model, launch))
+        binding.alternatives.append(_binding(unit, fn, alt, kr, lang_id, notes, len(unit.functions), model, launch,
+                                             flat))
     if binding.alternatives:
         binding.evidence += f"; {len(binding.alternatives) + 1} mappings equally plausible: probed by execution"
     return binding
@@ -408,13 +415,17 @@ def _closed(fn: SFunction, unit: Unit, lang: str) -> bool:
 
 
 def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, notes: list[str], nfuncs: int,
-             model: ProgrammingModel | None = None, launch: bool = False) -> Binding:
+             model: ProgrammingModel | None = None, launch: bool = False, flat: Flat | None = None) -> Binding:
     base_dtype = kr.spec.dtype
     precision = _precision(fn, kr)
     if precision != kr.spec.dtype:  # the glue and the driver then work in the suggestion's own precision
         kr = dataclasses.replace(kr, spec=kr.spec.model_copy(update={"dtype": precision}))
     spec = kr.spec
     glue = make_glue(m, kr, lang)
+    rl = record_language(lang)
+    if flat is not None and rl is not None:  # the records rebuilt from their fields' glue; the rest on the original
+        collapse(glue, flat, m.assign, rl)
+        fn = flat.origin
     if model is not None and launchable(model.id) and (launch or takes_device_pointers(fn.text)):
         glue = launch_glue(glue, m, kr, model.id, launch, unit)
     exact = _exact_canonical(fn, m, kr, lang) and not (glue.setup or glue.teardown or glue.call and lang != "python")
@@ -434,9 +445,9 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
     if lang == "python" and any(it.kind == "statement" for it in unit.items):
         clean = False
     mapping = {}
-    for p in fn.params:
+    for p in m.fn.params:
         r = m.assign.get(p.position)
-        mapping[p.name] = ("default" if r is None else "=".join(r.merged) if r.merged
+        mapping[flat.key(p.name, rl.sep) if flat is not None and rl is not None else p.name] = ("default" if r is None else "=".join(r.merged) if r.merged
                            else f"{r.name}={r.canonical}" if r.extra and not r.graded else r.name)
     if m.returned:
         mapping["<return>"] = m.returned

@@ -30,6 +30,12 @@ class Glue:
     notes: list[str] = field(default_factory=list)
     uses: set[str] = field(default_factory=set)  # file-level names the glue reads (the pruning keeps them)
     types: dict = field(default_factory=dict)  # parameter name -> the type its adapter builds (bind.adapt)
+    by_param: dict[int, str] = field(default_factory=dict)  # parameter position -> its argument (bind.adapt)
+
+    def arg(self, position: int, expr: str) -> None:
+        """The argument of the parameter at `position`, in call order."""
+        self.args.append(expr)
+        self.by_param[position] = expr
 
 
 class Plan:

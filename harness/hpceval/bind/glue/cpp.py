@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from hpceval.bind.adapt.cpp import context_arg, vector_output
 from hpceval.bind.glue.common import (
     Glue,
     Plan,
@@ -68,19 +69,16 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
     for p in m.fn.params:
         role = m.assign.get(p.position)
         if role is None:
-            if p.default is None:
-                g.args.append("{}")
-            continue
-        if role.merged:
-            g.args.append(_c_scalar(g, p, "hp_k"))
-            continue
-        if role.extra and not role.graded:
-            g.args.append(_c_extra(g, m, kr, p, role, lead, plans, late, kokkos, space))
-            continue
-        if not role.is_array:
-            g.args.append(_c_scalar(g, p, role.name))
-            continue
-        g.args.append(_c_array(g, plans[role.name], spec, kokkos, space))
+            if p.default is None:  # a context the driver creates (adapt.cpp), else a value-initialised one
+                g.arg(p.position, context_arg(g, p) or "{}")
+        elif role.merged:
+            g.arg(p.position, _c_scalar(g, p, "hp_k"))
+        elif role.extra and not role.graded:
+            g.arg(p.position, _c_extra(g, m, kr, p, role, lead, plans, late, kokkos, space))
+        elif not role.is_array:
+            g.arg(p.position, _c_scalar(g, p, role.name))
+        else:
+            g.arg(p.position, _c_array(g, plans[role.name], spec, kokkos, space))
     g.teardown.extend(late)
     for role_name, pl in plans.items():
         if pl.fill is not None and not _needs_temp(pl):
@@ -262,6 +260,9 @@ def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: 
         target = kr.role(value)
         elem = _c_elem(p, kr.spec, target)
         size = "*".join(_dims(target))
+        g.notes.append(f"{p.name} is a separate output, copied to {target.name}")
+        if (vec := vector_output(g, late, p, elem, size, target.name, f"hp_{role.name}")) is not None:
+            return vec
         g.setup.append(f"std::vector<{elem}> hp_{role.name}((size_t)({size}), ({elem})NAN);")
         arg = f"hp_{role.name}.data()"
         if p.container == "view" or (p.container == "template" and kokkos):
@@ -274,7 +275,6 @@ def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: 
         # to its target after every other copy back: an input copied back from its converted temporary into the
         # same array (out-of-place AXPY: z into y, y read in another precision) would overwrite it
         late.append(f"hpceval_unpack(hp_{role.name}, {target.name}, {size}, 1, {size}, 1, false);")
-        g.notes.append(f"{p.name} is a separate output, copied to {target.name}")
         return arg
     elif what == "real":
         expr = f"({_c_elem(p, kr.spec, role)}){value}"

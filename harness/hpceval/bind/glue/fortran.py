@@ -59,13 +59,13 @@ def fortran_glue(m: Mapping, kr: KernelRoles) -> Glue:
         if role is None:
             continue
         if role.merged:
-            g.args.append(_f_scalar(g, p, role, spec, "hp_k"))
+            g.arg(p.position, _f_scalar(g, p, role, spec, "hp_k"))
         elif role.extra and not role.graded:
-            g.args.append(_f_extra(g, m, kr, p, role, lead))
+            g.arg(p.position, _f_extra(g, m, kr, p, role, lead))
         elif not role.is_array:
-            g.args.append(_f_scalar(g, p, role, spec, role.name))
+            g.arg(p.position, _f_scalar(g, p, role, spec, role.name))
         else:
-            g.args.append(_f_array(g, plans[role.name], spec))
+            g.arg(p.position, _f_array(g, plans[role.name], spec))
     if m.returned:
         role = kr.role(m.returned)
         g.call = f"{role.name} = {m.fn.name}({', '.join(g.args)})"

@@ -125,7 +125,7 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
         d = nxt
     if not name:
         return None
-    type_text = text_of(type_node)
+    type_text = _container_alias(text_of(type_node), aliases)
     p = SParam(name=name, position=position, type_text=" ".join(quals + [type_text]).strip(),
                const="const" in quals, reference=reference, default=text_of(default) or None)
     inner = type_text
@@ -173,6 +173,17 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
         p.rank = 0
         p.container = "ref" if reference else "value"
     return p
+
+
+def _container_alias(type_text: str, aliases: dict[str, str]) -> str:
+    """The container a `using`/`typedef` name stands for (`using Vec = Kokkos::View<double*>`), so that the
+    parameter is read as that View or vector; any other type text as written."""
+    t = type_text.strip()
+    for _ in range(4):
+        if t not in aliases:
+            break
+        t = aliases[t]
+    return t if re.search(r"\b(?:View|vector|valarray|array|span)\s*<", t) else type_text
 
 
 def _c_aliases(root: ts.Node) -> dict[str, str]:

@@ -1,0 +1,206 @@
+"""C++ type adapters: the suggestion's structs and classes, context parameters, std::vector outputs.
+
+* records: `struct CSR {int n; int *row_ptr; ...}`, `typedef struct {...} csr_t`, a `class Matrix` with public
+  fields or a constructor that sets them (`Matrix(int r, int c, const double *d) : rows(r), cols(c), data(d)`),
+  taken by value, by reference or by pointer; built by the constructor where one sets every field it takes,
+  else value-initialised and assigned field by field;
+* context parameters: a `sycl::queue` (created once by the driver, on the default device), a CUDA/HIP stream
+  (the default stream);
+* a separate std::vector output (ParEval's `std::vector<double> &z`): the function gets a vector, not a pointer,
+  and the read-back checks the size it left (a function that resizes it gets no silent partial copy).
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from hpceval.bind.adapt.common import Field, Group, Record, split_top
+from hpceval.bind.parse import SFunction, SParam, c_sanitize, parse_cpp, parser, text_of, walk
+
+# ------------------------------------------------------------------------------------------------ context parameters
+
+_CONTEXTS = {
+    "queue": re.compile(r"^(?:::)?(?:sycl::|cl::sycl::)?queue$"),
+    "stream": re.compile(r"^(?:cuda|hip)Stream_t$"),
+}
+
+
+def _base_type(p: SParam) -> str:
+    return " ".join(re.sub(r"\b(const|volatile|struct|class|typename)\b", " ", p.type_text).split())
+
+
+def context_kind(p: SParam) -> str | None:
+    """Which context a parameter is (queue, stream), or None."""
+    base = _base_type(p)
+    return next((k for k, pat in _CONTEXTS.items() if pat.match(base)), None)
+
+
+def context_arg(g, p: SParam) -> str | None:
+    """The argument for a context parameter (its setup added to g), or None when p is none."""
+    kind = context_kind(p)
+    if kind == "queue":
+        var = f"hp_ctx_{p.name}"
+        g.setup.append(f"static sycl::queue {var};")  # once per run: a queue per call would be timed set-up cost
+        g.notes.append(f"{p.name}: a sycl::queue on the default device, created by the driver")
+        return f"&{var}" if p.container == "pointer" else var
+    if kind == "stream":
+        g.notes.append(f"{p.name}: the default stream")
+        return f"({_base_type(p)})0"
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ container outputs
+
+
+def vector_output(g, late: list[str], p: SParam, elem: str, size: str, target: str, tmp: str) -> str | None:
+    """A separate output the function takes as a std::vector (by reference, or by value: then nothing comes back,
+    and validation says so): the vector itself, sized and NaN-poisoned; read back into `target` after every other
+    copy (appended to `late`). None when p is no vector."""
+    if p.container != "vector":
+        return None
+    g.setup.append(f"std::vector<{elem}> {tmp}((size_t)({size}), ({elem})NAN);")
+    late.append(f"hpceval_take_back({tmp}, {target}, (size_t)({size}), \"{p.name}\");")
+    return tmp
+
+
+# ------------------------------------------------------------------------------------------------ records
+
+
+class CppRecords:
+    lang = "cpp"
+    sep = "."
+
+    def records(self, code: str) -> dict[str, Record]:
+        root = parser("cpp").parse(c_sanitize(code).encode()).root_node
+        out: dict[str, Record] = {}
+        for n in walk(root):
+            if n.type not in ("struct_specifier", "class_specifier") or n.child_by_field_name("body") is None:
+                continue
+            name = text_of(n.child_by_field_name("name"))
+            if not name and n.parent is not None and n.parent.type == "type_definition":
+                name = text_of(n.parent.child_by_field_name("declarator"))
+            rec = _record(n, name, n.type == "struct_specifier")
+            if name and rec.fields:
+                out[name] = rec
+                if n.parent is not None and n.parent.type == "type_definition":  # typedef struct X {...} Y;
+                    out.setdefault(text_of(n.parent.child_by_field_name("declarator")), rec)
+        return out
+
+    def record_of(self, p: SParam, records: dict[str, Record]) -> Record | None:
+        rec = records.get(_base_type(p))
+        if rec is None or (p.container not in ("value", "ref", "pointer") or (p.rank or 0) > 1):
+            return None
+        if not all(f.settable for f in rec.fields) and rec.ctor is None:
+            return None  # private fields and no constructor that sets them: the driver cannot build it
+        return rec
+
+    def member(self, param: str, name: str) -> re.Pattern[str]:
+        return re.compile(rf"(?<![\w.>]){re.escape(param)}\s*(?:\.|->)\s*{re.escape(name)}\b")
+
+    def flat_source(self, fn: SFunction, groups: list[Group], rewrite) -> str:
+        text = fn.text
+        start = text.find("(", text.find(fn.name.split("::")[-1]))
+        end = _matching(text, start)
+        chunks = split_top(text[start + 1:end], "(<[)>]")
+        by_name = {g.param.name: g for g in groups}
+        params = []
+        for chunk in chunks:
+            name = (re.findall(r"\w+", re.sub(r"=.*$", "", chunk, flags=re.DOTALL)) or [""])[-1]
+            g = by_name.get(name)
+            if g is None:
+                params.append(chunk.strip())
+                continue
+            const = g.param.const or bool(re.search(r"\bconst\b", chunk.split(name)[0]))
+            for f in g.record.fields:
+                decl = f.decl.format(name=g.flat[f.name])
+                params.append(f"const {decl}" if const and f.container else decl)
+        return text[:start] + "(" + ", ".join(params) + ")" + rewrite(text[end + 1:])
+
+    def parse_flat(self, code: str, flat_source: str, name: str) -> SFunction | None:
+        unit = parse_cpp(code + "\n" + flat_source)
+        found = [f for f in unit.functions if f.name == name]
+        return found[-1] if found else None
+
+    def build(self, glue, group: Group, args: dict[str, str], outputs: set[str], pointer: bool) -> str:
+        rec, var = group.record, f"hp_r_{group.param.name}"
+        if rec.ctor is not None and all(f in args for f in rec.ctor):
+            glue.setup.append(f"{rec.name} {var}({', '.join(args[f] for f in rec.ctor)});")
+        else:
+            glue.setup.append(f"{rec.name} {var}{{}};")
+            glue.setup.extend(f"{var}.{f} = {a};" for f, a in args.items())
+        for f in rec.fields:  # a field holding its elements (a std::vector) goes back to the output it carries
+            if f.name in outputs and f.container:
+                glue.teardown.insert(0, f"hpceval_assign({args[f.name]}, {var}.{f.name});")
+        return f"&{var}" if pointer else var
+
+
+def _record(node: ts.Node, name: str, public: bool) -> Record:
+    fields: list[Field] = []
+    inits: dict[str, list[str]] = {}  # constructor parameter lists -> the fields they set, per constructor
+    body = node.child_by_field_name("body")
+    for c in body.named_children:
+        if c.type == "access_specifier":
+            public = text_of(c).strip().startswith("public")
+        elif c.type == "field_declaration":
+            decls = c.children_by_field_name("declarator")
+            if any(d.type == "function_declarator" for d in decls) or any(x.type == "storage_class_specifier"
+                                                                           for x in c.children):
+                continue
+            type_text = " ".join(text_of(x) for x in c.children if x.type in ("type_qualifier",)) + " " + \
+                text_of(c.child_by_field_name("type"))
+            for d in decls:
+                fname = _declared_name(d)
+                if fname:
+                    decl = text_of(d).replace(fname, "{name}", 1)
+                    fields.append(Field(fname, f"{type_text.strip()} {decl}", public,
+                                        bool(re.search(r"\b(vector|valarray)\s*<", type_text)) and "*" not in decl))
+        elif c.type == "function_definition" and _declared_name(c.child_by_field_name("declarator")) == name:
+            inits[text_of(c)] = _ctor_fields(c)
+    names = {f.name for f in fields}
+    ctor = next((fs for fs in inits.values() if fs and all(f in names for f in fs) and len(set(fs)) == len(fs)), None)
+    if ctor is not None and not all(f.settable for f in fields if f.name not in ctor):
+        ctor = None
+    return Record(name, fields, ctor)
+
+
+def _ctor_fields(fn: ts.Node) -> list[str]:
+    """The fields a constructor sets, in its parameters' order (`: rows(r)` or `rows = r;` / `this->rows = r;`);
+    empty where some parameter sets no field."""
+    decl = fn.child_by_field_name("declarator")
+    plist = decl.child_by_field_name("parameters") if decl is not None else None
+    params = [_declared_name(p.child_by_field_name("declarator")) for p in (plist.named_children if plist else [])]
+    sets: dict[str, str] = {}
+    for n in walk(fn):
+        if n.type == "field_initializer":
+            target = text_of(n.named_children[0]) if n.named_children else ""
+            args = re.findall(r"\w+", text_of(n.named_children[-1])) if len(n.named_children) > 1 else []
+            if len(args) == 1:
+                sets[args[0]] = target
+    body = text_of(fn.child_by_field_name("body"))
+    for target, src in re.findall(r"(?:this\s*->\s*)?(\w+)\s*=\s*(\w+)\s*;", body):
+        sets.setdefault(src, target)
+    return [sets[p] for p in params if p in sets] if all(p in sets for p in params) else []
+
+
+def _declared_name(d: ts.Node | None) -> str:
+    for _ in range(8):
+        if d is None:
+            return ""
+        if d.type in ("identifier", "field_identifier", "type_identifier"):
+            return text_of(d)
+        d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_children else None)
+    return ""
+
+
+def _matching(text: str, start: int) -> int:
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return len(text) - 1
+
+
+RECORDS = CppRecords()
