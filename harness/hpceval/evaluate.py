@@ -25,7 +25,16 @@ from hpceval.bind.signature import CLOSED
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits, first_errors
 from hpceval.checks.build import builds
-from hpceval.checks.builds_alone import Alone, AloneCache, alone_files, alone_steps, decide, from_result, missing_names
+from hpceval.checks.builds_alone import (
+    Alone,
+    AloneCache,
+    alone_files,
+    alone_steps,
+    decide,
+    from_result,
+    glue_fault_lines,
+    missing_names,
+)
 from hpceval.checks.data_mapping import maps_data
 from hpceval.checks.data_sharing import shares_correctly
 from hpceval.checks.driver_access import reaches_no_driver
@@ -159,8 +168,9 @@ class Evaluator:
         prefix = f"hpceval-{spec.id}-{model.id}-"  # in the scratch root: removed with the run however it ends
         workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
-            return self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
-                                   binding.mapping, binding.function, code)
+            e = self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
+                                 binding.mapping, binding.function, code)
+            return self._glue_fault(e, binding.source or code, spec, model) if e.verdict == Verdict.build_error else e
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
@@ -220,6 +230,16 @@ class Evaluator:
                               **base)
         built = " (the suggestion builds alone)" if alone.built else ""
         return Evaluation(verdict=Verdict.unbindable, evidence=error + built, **base)
+
+    def _glue_fault(self, e: Evaluation, code: str, spec: KernelSpec, model: ProgrammingModel) -> Evaluation:
+        """A bound build that failed only in the driver's text, around a suggestion that builds alone, failed in the
+        harness's glue (a type it could not build, a call that does not match): `unbindable`, the harness's
+        shortfall, never the LLM's build_error."""
+        lines = glue_fault_lines(e.evidence)
+        if not lines or not self._alone(code, spec, model).built:
+            return e
+        return e.model_copy(update={"verdict": Verdict.unbindable, "evidence": "the harness's glue around the "
+                                    "suggestion did not compile (the suggestion builds alone): " + "; ".join(lines)})
 
     def _missing_names(self, code: str, spec: KernelSpec, model: ProgrammingModel) -> str | None:
         """Before the build of a bound function: `incomplete` only for names the analysis finds undefined and the

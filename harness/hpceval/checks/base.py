@@ -136,13 +136,21 @@ def adjusted_limits(limits: Limits, adjust: JobAdjust | None) -> Limits:
 
 # Linker lines that name what is missing without the word "error" (GNU ld, lld, the dynamic loader)
 LINKER = re.compile(r"undefined reference to|undefined symbol|cannot find -l|multiple definition of")
+LOCATION_ONLY = re.compile(r"^\S+\.\w+:\d+:\d+:\s*$")
+LOCATED = re.compile(r"^\s*\S+\.\w+:\d+")
 
 
 def first_errors(result: ProcResult) -> str:
     """The compiler lines that matter: the first few 'error' lines and the linker's undefined references (without
     them a link failure is only "collect2: error: ld returned 1 exit status"), else the tail."""
     text = result.stderr or result.stdout
-    errors = [line for line in text.splitlines() if "error" in line.lower() or LINKER.search(line)]
+    errors, where = [], ""
+    for line in text.splitlines():
+        if LOCATION_ONLY.match(line):  # gfortran: the place on a line of its own, "Error: ..." a few lines below
+            where = line.strip()
+        elif "error" in line.lower() or LINKER.search(line):
+            errors.append(f"{where} {line.strip()}" if where and not LOCATED.match(line) else line)
+            where = ""
     return ("\n".join(errors[:6]) if errors else text[-800:]).strip()[:1500]
 
 

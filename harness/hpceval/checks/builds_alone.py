@@ -215,3 +215,23 @@ def alone_files(unit: str, spec, lang, hooks, driver_ext: str | None) -> tuple[d
         return files, f"alone.{name.split('.', 1)[1]}"
     files = {n: t for n, t in files.items() if not n.startswith("driver.")}
     return files, next(iter(files))
+
+
+# A compiler message placed in a file: `driver.cpp:120:5: error: ...` (gfortran's place joined to its line by
+# checks.base.first_errors).
+_PLACED = re.compile(r"^\s*(?:\S*/)?([\w.+-]+\.\w+):\d+")
+
+
+def glue_fault_lines(evidence: str) -> list[str]:
+    """The build's error lines when every one of them lies in the harness's driver (the glue around the call), else
+    []. A linker complaint (a helper declared and never defined) or an error in the suggestion's file is not the
+    glue's; neither is an error the compiler places nowhere."""
+    from hpceval.checks.base import LINKER
+
+    lines = [line for line in evidence.splitlines() if line.strip()]
+    if not lines or any(LINKER.search(line) or "ld returned" in line for line in lines):
+        return []
+    places = [_PLACED.match(line) for line in lines if "error" in line.lower()]
+    if not places or not all(p and p.group(1).startswith("driver.") for p in places):
+        return []
+    return lines
