@@ -82,6 +82,7 @@ class Module:
     jitted: set[str]  # functions compiled by the model (their bodies are the model's work)
     kernels: set[str]  # module-level objects that launch device work (RawKernel, get_function, njit(lambda))
     functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    writes: dict[str, set[str]] = field(default_factory=dict)  # jitted function -> the parameters it writes
 
 
 def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set[str], returned: bool,
@@ -135,6 +136,7 @@ def _module(tree: ast.Module) -> Module:
             mod.functions.setdefault(node.name, node)
             if any(_is_jit(mod, d) for d in node.decorator_list):
                 mod.jitted.add(node.name)
+                mod.writes[node.name] = _written_params(node)
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             func = node.value.func
@@ -142,6 +144,31 @@ def _module(tree: ast.Module) -> Module:
             if _root(mod, func) in ACCEL_ROOTS or (isinstance(base, ast.Name) and base.id in mod.kernels | mod.jitted):
                 mod.kernels |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     return mod
+
+
+def _written_params(fn: ast.FunctionDef) -> set[str]:
+    """The parameters a jitted function or kernel stores into (`y[i] = ...`, `y[i] += ...`, `tl.store(y_ptr +
+    offs, ...)`, `cuda.atomic.add(out, ...)`, `out=y`): a call reads the others."""
+    params = {a.arg for a in fn.args.args}
+    found = set()
+    for node in ast.walk(fn):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            if not isinstance(t, (ast.Subscript, ast.Attribute)):
+                continue  # a bare name rebound: the caller's array is not written
+            while isinstance(t, (ast.Subscript, ast.Attribute)):
+                t = t.value
+            if isinstance(t, ast.Name) and t.id in params:
+                found.add(t.id)
+        if isinstance(node, ast.Call):
+            last = _dotted(node.func).split(".")[-1]
+            dests = node.args[:1] if last in ("store", "atomic_add", "add", "atomic_max", "atomic_min", "max",
+                                               "min", "atomic_xchg", "atomic_cas", "exch", "compare_and_swap",
+                                               "store_shared") else []
+            dests += [k.value for k in node.keywords if k.arg == "out"]
+            found |= {n.id for d in dests for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in params}
+    return found
 
 
 def _dotted(node: ast.AST) -> str:
@@ -356,8 +383,10 @@ class _Function:
         last = name.split(".")[-1] if name else (func.attr if isinstance(func, ast.Attribute) else "")
         # ---- launches: a jitted function or kernel object called, `k[grid](...)`, `k.forall(n)(...)`
         if self._launches(func):
-            self._model_writes(args, node)
-            return Val("accel", any(v.device for v in vals))
+            self._model_writes(self._written_args(func, node), node)
+            if not any(v.kind != "none" or v.array for v in vals):
+                return Val("none", any(v.device for v in vals))  # no data in, no data out: a token call
+            return Val("accel", any(v.device for v in vals), array=True)
         owner = func.value if isinstance(func, ast.Attribute) else None
         owner_val = self.value(owner) if owner is not None else NONE
         root = _root(self.mod, func)
@@ -427,6 +456,22 @@ class _Function:
             node = node.func.value
         name = _dotted(node)
         return bool(name) and (name in self.mod.jitted or name in self.mod.kernels)
+
+    def _written_args(self, func: ast.expr, node: ast.Call) -> list[ast.expr]:
+        """The arguments a launch may write: those at the parameters a jitted function of the suggestion stores
+        into; every argument of a kernel object whose code is not Python (RawKernel, SourceModule)."""
+        base = func.value if isinstance(func, ast.Subscript) else func
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute):
+            base = base.func.value
+        fn = self.mod.functions.get(_dotted(base))
+        if fn is None or _dotted(base) not in self.mod.writes:
+            return [*node.args, *[k.value for k in node.keywords]]
+        params = [a.arg for a in fn.args.args]
+        written = self.mod.writes[_dotted(base)]
+        if fn.args.vararg is not None or (len(node.args) > len(params) and not written):
+            return [*node.args, *[k.value for k in node.keywords]]  # guvectorize's implicit outputs, *args
+        chosen = [a for i, a in enumerate(node.args) if i < len(params) and params[i] in written]
+        return chosen + [k.value for k in node.keywords if k.arg in written or k.arg == "out"]
 
     def _model_writes(self, args: list[ast.expr], node: ast.AST) -> None:
         """A launch (or jitted call) writes what it is given: each array argument (a name, a tuple of names, a
