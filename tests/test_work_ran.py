@@ -566,6 +566,15 @@ def saxpy(n, a, x, y):
 ]
 
 # ------------------------------------------------------------------------------------------------ numba.cuda
+NUMBA_CUDA_ROW = '''@cuda.jit
+def _row(A, x, y):
+    i = cuda.grid(1)
+    if i < y.size:
+        s = 0.0
+        for j in range(x.size):
+            s += A[i, j] * x[j]
+        y[i] = s
+'''
 NUMBA_CUDA = [
     Plant("numba-cuda-one-thread-kernel-beside-host-loop", "axpy", "python-numba", """\
 from numba import cuda
@@ -649,15 +658,7 @@ def saxpy(n, a, x, y):
 from numba import cuda
 
 
-@cuda.jit
-def _row(A, x, y):
-    i = cuda.grid(1)
-    if i < y.size:
-        s = 0.0
-        for j in range(x.size):
-            s += A[i, j] * x[j]
-        y[i] = s
-
+""" + NUMBA_CUDA_ROW + """
 
 def gemv(m, n, A, x, y):
     dA, dx = cuda.to_device(A), cuda.to_device(x)
@@ -690,15 +691,7 @@ import numpy as np
 from numba import cuda
 
 
-@cuda.jit
-def _row(A, x, y):
-    i = cuda.grid(1)
-    if i < y.size:
-        s = 0.0
-        for j in range(x.size):
-            s += A[i, j] * x[j]
-        y[i] = s
-
+""" + NUMBA_CUDA_ROW + """
 
 def gemv(m, n, A, x, y):
     def launch(out):
@@ -722,6 +715,12 @@ def _copy(src, dst, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)
 """
+TRITON_AXPY = '''@triton.jit
+def _axpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+'''
 TRITON = [
     Plant("triton-token-copy-kernel-torch-cpu-matmul", "gemm", "python-triton", TRITON_HEAD + """
 
@@ -752,12 +751,7 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _axpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-
+""" + TRITON_AXPY + """
 
 def saxpy(n, a, x, y):
     dx = torch.from_numpy(x).to("cuda")
@@ -780,12 +774,7 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _axpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-
+""" + TRITON_AXPY + """
 
 def saxpy(n, a, x, y):
     dx, dy = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
