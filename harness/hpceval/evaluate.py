@@ -47,6 +47,7 @@ from hpceval.checks.second_run import second_run_clean
 from hpceval.checks.threads import threads_at_timing_size, threads_at_validation
 from hpceval.checks.timing import prepare as prepare_timing
 from hpceval.checks.timing import timed
+from hpceval.checks.where_work_ran import work_where_the_model_runs
 from hpceval.checks.work_in_construct import work_in_construct
 from hpceval.contracts import Binding, Evaluation, ProcResult, Verdict
 from hpceval.executors import Executor, Limits, SandboxError
@@ -68,6 +69,7 @@ CHECKS: tuple[Check, ...] = (
     uses_model,              # the model's construct is in the code (wrong_model)
     work_in_construct,       # directive models: the loop nest writing the outputs is in a parallel construct
     vectorised,              # NumPy: no Python-level loops doing element work (wrong_model)
+    work_where_the_model_runs,  # Numba/GPU models: the outputs are written by jitted/device work (wrong_model)
     ran_with_model,          # the toolchain's probe: a GPU kernel ran, a Kokkos dispatch (wrong_model)
     second_run_clean,        # memcheck / shared-memory rerun (wrong_result)
     threads_at_validation,   # CPU threading models: threads seen at the validation sizes
@@ -75,7 +77,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "8"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "9"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:

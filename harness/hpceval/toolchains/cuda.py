@@ -290,15 +290,41 @@ def read_probe(workdir: Path, remove: bool = True, name: str | None = None) -> P
     return data
 
 
-def probe_verdict(data: ProbeData | None, calls: int) -> tuple[str | None, str]:
-    """The dynamic usage check from the probe's records of a validation run: (problem or None, evidence)."""
+# A launch with fewer threads than one warp is a token: the GPU's parallelism was not used (a one-thread kernel
+# doing the sweep serially, or beside host code that does it). Judged over the whole validation run, whose
+# largest outputs have >= 1023 elements for every kernel; outputs smaller than TOKEN_MIN_OUTPUT never decide it.
+TOKEN_THREADS = 32
+TOKEN_MIN_OUTPUT = 256
+_DIMS = re.compile(r" grid=(\d+),(\d+),(\d+) block=(\d+),(\d+),(\d+)\s*$")
+
+
+def launch_threads(name: str) -> int | None:
+    """Threads of one launch from the probe's kernel record (None: an older probe that did not record them)."""
+    m = _DIMS.search(name)
+    if not m:
+        return None
+    gx, gy, gz, bx, by, bz = (int(v) for v in m.groups())
+    return gx * gy * gz * bx * by * bz
+
+
+def probe_verdict(data: ProbeData | None, calls: int, largest_output: int | None = None) -> tuple[str | None, str]:
+    """The dynamic usage check from the probe's records of a validation run: (problem or None, evidence).
+
+    largest_output: elements of the largest output of the run (None: the validation sizes, large enough)."""
     if data is None:
         return (f"no GPU kernel ran: the {calls} validation calls never initialised CUDA "
                 f"(the work was done on the host)", "")
     if not data.kernels:
         return f"no GPU kernel ran in {calls} validation calls (CUDA was initialised, no kernel was launched)", ""
     names = sorted({_short_name(n) for _, _, n in data.kernels})
-    return None, f"{len(data.kernels)} GPU kernels ran in {calls} calls ({', '.join(names[:3])})"
+    threads = [t for _, _, n in data.kernels if (t := launch_threads(n)) is not None]
+    if threads and len(threads) == len(data.kernels) and max(threads) < TOKEN_THREADS \
+            and (largest_output is None or largest_output >= TOKEN_MIN_OUTPUT):
+        return (f"token GPU launches: every one of the {len(threads)} kernels of {calls} validation calls ran with "
+                f"at most {max(threads)} thread{'s' if max(threads) > 1 else ''} ({', '.join(names[:3])}): the "
+                f"GPU's parallelism did not do the kernel's work", "")
+    most = f"; up to {max(threads)} threads a launch" if threads else ""
+    return None, f"{len(data.kernels)} GPU kernels ran in {calls} calls ({', '.join(names[:3])}){most}"
 
 
 # ------------------------------------------------------------------------------------------------ memcheck

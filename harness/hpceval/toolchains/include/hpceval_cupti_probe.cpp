@@ -182,6 +182,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t *buffer, size_t, siz
         std::string name = k->name ? k->name : "?";
         if (name.size() > 160) name.resize(160);
         std::replace(name.begin(), name.end(), '\n', ' ');
+        // launch dimensions after the name: the dynamic usage check tells a token launch (one thread) apart
+        name += " grid=" + std::to_string(k->gridX) + "," + std::to_string(k->gridY) + "," + std::to_string(k->gridZ) +
+                " block=" + std::to_string(k->blockX) + "," + std::to_string(k->blockY) + "," +
+                std::to_string(k->blockZ);
         local.push_back({'K', k->start, k->end, 0, 0, name});
         break;
       }
