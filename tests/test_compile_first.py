@@ -88,14 +88,23 @@ def axpy(a, pair):
 def describe():
     return "axpy on a pair"
 """, V.build_error, "SyntaxError"),
-    # right but unusual: builds alone, the harness cannot build its struct -> its shortfall, said so
+    # right but unusual: builds alone, the harness cannot build its map of named scalars -> its shortfall, said so
+    ("cpp-map-builds-alone", "axpy", "cpp-openmp", """
+#include <map>
+#include <string>
+void saxpy(const std::map<std::string, float> &params, const float *x, float *y, int n) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) y[i] = params.at("a") * x[i] + y[i];
+}
+""", V.unbindable, "builds alone"),
+    # the suggestion's own struct is built by its fields (bind.adapt): right code, graded
     ("cpp-struct-builds-alone", "axpy", "cpp-openmp", """
 struct Params { float a; int n; };
 void saxpy(const Params &p, const float *x, float *y) {
 #pragma omp parallel for
   for (int i = 0; i < p.n; i++) y[i] = p.a * x[i] + y[i];
 }
-""", V.unbindable, "builds alone"),
+""", V.correct, "sizes within tolerance"),
     # must stay incomplete: a helper nobody defines, confirmed by the compiler, whatever the signature
     ("cpp-missing-helper-unmappable", "axpy", "cpp-openmp", """
 struct Params { float a; int n; };
@@ -121,16 +130,17 @@ def axpy(a, x, y):
     return fused_scale_add(a, x, y)
 """, V.incomplete, "fused_scale_add"),
     # a test main that does not compile beside a kernel that does: as for a bound function, the driver is not graded
-    ("cpp-broken-main-struct-kernel", "axpy", "cpp-openmp", """
+    ("cpp-broken-main-map-kernel", "axpy", "cpp-openmp", """
 #include <cstdio>
-struct Params { float a; int n; };
-void saxpy(const Params &p, const float *x, float *y) {
+#include <map>
+#include <string>
+void saxpy(const std::map<std::string, float> &params, const float *x, float *y, int n) {
 #pragma omp parallel for
-  for (int i = 0; i < p.n; i++) y[i] = p.a * x[i] + y[i];
+  for (int i = 0; i < n; i++) y[i] = params.at("a") * x[i] + y[i];
 }
 int main() {
-  Params p{2.0f, 4};
-  saxpy(p, xs, ys);
+  std::map<std::string, float> p{{"a", 2.0f}};
+  saxpy(p, xs, ys, 4);
   printf("%f\\n", ys[0]);
 }
 """, V.unbindable, "builds alone"),
@@ -167,7 +177,7 @@ def test_a_unit_is_compiled_alone_once(catalog, evaluator, monkeypatch):
         return real(argv, *args, **kwargs)
 
     monkeypatch.setattr(ev.executor, "run", counting)
-    code = CASES[5][3]  # builds alone, unbindable
+    code = next(c[3] for c in CASES if c[0] == "cpp-map-builds-alone")  # builds alone, unbindable
     for _ in range(2):
         assert _evaluate(ev, catalog, code, "axpy", "cpp-openmp").verdict == V.unbindable
     assert len([a for a in calls if "-fsyntax-only" in a]) == 1, calls
