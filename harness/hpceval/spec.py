@@ -129,6 +129,24 @@ class Sizes(BaseModel):
         return self
 
 
+class Structure(BaseModel):
+    """A named structure that real inputs of the kernel have and random inputs rarely draw (SpMV's empty rows, a
+    GEMV of one column, a CG on a diagonal system): its cases are validated like every size, and a kernel that
+    fails on one is told which structure it skipped.
+
+    `sizes` are size dicts for the kernel's make_inputs (reference.py), which must honour the keys they use;
+    `holds` is a Python expression over the case's inputs (the canonical parameters) that is true when the
+    structure is there: the case generator evaluates it on every case it draws, so a generator that ignores a
+    structure fails loudly (SpecError) instead of validating nothing.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    doc: str = Field(min_length=1, description="what the structure is and what a kernel must still do on it")
+    sizes: list[dict[str, int]] = Field(min_length=1)
+    holds: str = Field(min_length=1)
+
+
 class Tolerance(BaseModel):
     """Error bound: |out - ref| <= factor * eps(dtype) * reduction * scale, scale = the kernel on |inputs|.
 
@@ -158,6 +176,7 @@ class KernelSpec(BaseModel):
     bytes: str
     layout: str = ""
     check: Literal["compare", "custom"] = "compare"
+    structures: list[Structure] = Field(default_factory=list, description="named structural edge cases")
     folder: Path = Field(exclude=True)
 
     @field_validator("params")
@@ -189,6 +208,15 @@ class KernelSpec(BaseModel):
                     raise ValueError(f"params.{p.name}.{access}: {expr!r} names {', '.join(sorted(unknown))}; "
                                      "only idx and shape are defined there")
         names = {p.name for p in self.params}
+        seen: set[str] = set()
+        for st in self.structures:  # evaluated with a case's inputs (cases/generate.py)
+            if st.name in seen:
+                raise ValueError(f"structures: {st.name!r} is declared twice")
+            seen.add(st.name)
+            unknown = expr_names(st.holds, f"structures.{st.name}.holds:") - names
+            if unknown:
+                raise ValueError(f"structures.{st.name}.holds: {st.holds!r} names {', '.join(sorted(unknown))}, "
+                                 "which is not a parameter")
         unknown = expr_names(self.tolerance.reduction, "tolerance.reduction:") - names
         if unknown:
             raise ValueError(f"tolerance.reduction: {self.tolerance.reduction!r} names {', '.join(sorted(unknown))}, "
