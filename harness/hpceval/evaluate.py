@@ -22,6 +22,7 @@ from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
 from hpceval.bind.signature import CLOSED
+from hpceval.cases.feasible import feasible_timing
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
 from hpceval.checks.build import builds
@@ -65,7 +66,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "6"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "7"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -150,6 +151,7 @@ class Evaluator:
         if missing:  # a complete-looking function that calls what nobody defines: no kernel to build
             return Evaluation(verdict=Verdict.incomplete, evidence=missing, **base)
         spec = graded or graded_spec(spec, binding)  # a variant at random extra values, in the precision graded
+        spec, feasible_note = feasible_timing(spec, self.run_limits)  # a dense CG is timed where it fits
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
         except BindError as exc:
@@ -158,7 +160,7 @@ class Evaluator:
         workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
             return self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
-                                   binding.mapping, binding.function, code)
+                                   binding.mapping, binding.function, code, feasible_note)
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
@@ -167,7 +169,7 @@ class Evaluator:
 
     def _run_checks(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
                     toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str],
-                    function: str = "", suggestion: str = "") -> Evaluation:
+                    function: str = "", suggestion: str = "", note: str = "") -> Evaluation:
         for name, text in {**toolchain.unit_files(model), **files}.items():
             (workdir / name).write_text(text)
         adjust = toolchain.job_adjustments(spec, model, code)
@@ -178,6 +180,7 @@ class Evaluator:
                   timing_wanted=self.timing, runner=self._runner(toolchain), base=base, adjust=adjust,
                   function=function, suggestion=suggestion)
         job.note(adjust.note if adjust else "")
+        job.note(note)
         prepare_timing(job)
         vendor = _vendor_libraries(model, code)
         for step in CHECKS:
