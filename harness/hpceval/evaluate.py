@@ -22,6 +22,7 @@ from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
 from hpceval.bind.signature import CLOSED
+from hpceval.canary import Canaries
 from hpceval.cases.feasible import feasible_timing
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits
@@ -88,6 +89,10 @@ class Evaluator:
     # CUDA code that calls cuBLAS/cuSPARSE instead of writing a kernel counts as CUDA (rubric.toml's
     # vendor_library_counts; None: read it from the default rubric)
     vendor_library_counts: bool | None = None
+    # environment canaries (hpceval.canary): the model's reference solution runs here once before its suggestions;
+    # on for runs (cli), off where the references themselves are graded (selftest) and in verdict tests
+    canaries: bool = False
+    _canaries: Canaries = field(default_factory=Canaries, repr=False, compare=False)
 
     @cached_property
     def _harness_hash(self) -> str:
@@ -117,6 +122,10 @@ class Evaluator:
     def evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None = None,
                  graded: KernelSpec | None = None) -> Evaluation:
         """graded: the spec to grade against instead of the binding's own (hpceval.probe: one small case)."""
+        if self.canaries:
+            broken = self._canaries.check(self, spec, model)
+            if broken is not None:
+                return broken
         if binding is not None and binding.alternatives and not binding.error and graded is None:
             from hpceval.probe import probe  # near-tied mappings: keep the one that validates on a small case
 
@@ -124,6 +133,10 @@ class Evaluator:
             e = self._evaluate(code, spec, model, binding, None)
             return redacted(e.model_copy(update={"evidence": f"{e.evidence}; {note}"}))
         return redacted(self._evaluate(code, spec, model, binding, graded))  # no host user or host name in evidence
+
+    def evaluate_reference(self, code: str, spec: KernelSpec, model: ProgrammingModel) -> Evaluation:
+        """The model's reference solution, canonically bound and untimed (the environment canary's run)."""
+        return redacted(self._evaluate(code, spec, model, None))
 
     def _evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None,
                   graded: KernelSpec | None = None) -> Evaluation:
