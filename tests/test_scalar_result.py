@@ -252,6 +252,9 @@ def test_julia_driver_binds_the_returned_scalar(dot_catalog):
     lang = dot_catalog.languages["julia"]
     b = choose_binding(code, dot_catalog.kernels["dot"], lang, "paper", m)
     assert b.error is None, b.error
-    files = render_unit(code, dot_catalog.kernels["dot"], lang, b, {}, "jl")
+    from hpceval.toolchains import get_toolchain
+
+    tc = get_toolchain(m.toolchain)
+    files = render_unit(code, dot_catalog.kernels["dot"], lang, b, tc.hooks(m), tc.driver_ext)
     driver = next(t for name, t in files.items() if "driver" in name)
-    assert "result" in driver and "dot(" in driver
+    assert "ret isa Number && length(result) == 1" in driver and "result[1] = ret" in driver

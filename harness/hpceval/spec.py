@@ -75,6 +75,10 @@ class Param(BaseModel):
     # check (datamap.section_problem) compares the data clauses' array sections with these footprints.
     reads: str | None = None
     writes: str | None = None
+    # A scalar result the kernel's function returns (DOT): declared as a scalar `out` parameter with returned =
+    # true; the harness holds it as a one-element array (shape ["1"]), so validation, timing and the drivers treat
+    # it like any output, and the binder maps a function's return value to it (or a pointer/intent(out) argument).
+    returned: bool = False
 
     @property
     def is_array(self) -> bool:
@@ -188,7 +192,13 @@ class KernelSpec(BaseModel):
             raise ValueError(f"parameter {twice[0]!r} is defined twice")
         if not any(p.is_output for p in params):
             raise ValueError("a kernel needs at least one out/inout parameter")
-        return params
+        returned = [p for p in params if p.returned]
+        if len(returned) > 1:
+            raise ValueError(f"params: {', '.join(p.name for p in returned)} are all returned; a function returns one")
+        for p in returned:
+            if p.intent != "out" or p.shape not in ([], ["1"]):
+                raise ValueError(f"params.{p.name}: returned = true needs a scalar (no shape) with intent = \"out\"")
+        return [p.model_copy(update={"shape": ["1"]}) if p.returned else p for p in params]
 
     @model_validator(mode="after")
     def _expressions(self) -> KernelSpec:
@@ -243,6 +253,11 @@ class KernelSpec(BaseModel):
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
+
+    @property
+    def returned(self) -> Param | None:
+        """The scalar result the kernel's function returns, if the spec declares one."""
+        return next((p for p in self.params if p.returned), None)
 
     @property
     def outputs(self) -> list[Param]:
