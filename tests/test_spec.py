@@ -30,7 +30,8 @@ def test_reference_solutions_exist_for_cpu_models(catalog, kernel):
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_validation_sizes_include_awkward_ones(catalog, kernel):
     spec = catalog.kernels[kernel]
-    values = {v for size in spec.sizes.validation for v in size.values()}
+    sizes = spec.sizes.validation + [size for st in spec.structures for size in st.sizes]  # structures are validated too
+    values = {v for size in sizes for v in size.values()}
     assert any(v <= 1 or v in (2, 3) for v in values), "a degenerate size"
     primes = [v for v in values if v > 3 and all(v % d for d in range(2, int(v**0.5) + 1))]
     assert primes, "a prime size"

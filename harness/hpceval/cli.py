@@ -238,7 +238,7 @@ def run(
             raise UserError(warning + " (--strict)")
         if warning:
             error(warning, label="warning:", style="yellow")
-        evaluator = Evaluator(cat, ex, seed=seed, timing=timing)
+        evaluator = Evaluator(cat, ex, seed=seed, timing=timing, canaries=True)
         label, label_note = _run_label(llm, backend, llm_label)
         if label_note:
             error(label_note, label="note:", style="yellow")
@@ -485,19 +485,25 @@ def doctor(
     checker = sanitizer()
     memcheck = (f"compute-sanitizer ({checker}): GPU jobs are validated again under memcheck" if checker else
                 "none (GPU jobs run without the out-of-bounds device check; it comes with the CUDA toolkit)")
+    from hpceval.canary import failing
+
+    canaries = [f"{c['kernel']}/{c['model']} ({c['toolchain']} {c['version']}, {c['when']}): reference "
+                f"{c['verdict']}: {' '.join(c['evidence'].split())[:200]}" for c in failing()]
+    canary_line = ("Environment canaries failing (these models' rows are infra_error here): " + "; ".join(canaries)
+                   if canaries else "Environment canaries: none failing")
     if fmt in ("csv", "json"):
         emit(header, rows, fmt, console)
         return
     if fmt == "markdown":
         print(f"GPU devices: {devices}  \nGPU offload compilers (OpenMP target / OpenACC): {offload}  \n"
-              f"GPU memory checker: {memcheck}\n")
+              f"GPU memory checker: {memcheck}  \n{canary_line}\n")
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for row in rows:
             print("| " + " | ".join(cell.replace("|", "\\|") or "–" for cell in row) + " |")
         return
     console.print(f"GPU devices: {devices}\nGPU offload compilers (OpenMP target / OpenACC): {offload}\n"
-                  f"GPU memory checker: {memcheck}", highlight=False, soft_wrap=True)
+                  f"GPU memory checker: {memcheck}\n{canary_line}", highlight=False, soft_wrap=True)
     table = Table(*header)
     for row in rows:
         table.add_row(*row)

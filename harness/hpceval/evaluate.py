@@ -22,6 +22,8 @@ from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
 from hpceval.bind.signature import CLOSED
+from hpceval.canary import Canaries
+from hpceval.cases.feasible import feasible_timing
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits, first_errors
 from hpceval.checks.build import builds
@@ -77,7 +79,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "9"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "10"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -100,6 +102,10 @@ class Evaluator:
     # vendor_library_counts; None: read it from the default rubric)
     vendor_library_counts: bool | None = None
     alone_cache: AloneCache = field(default_factory=AloneCache)  # units built alone (checks.builds_alone)
+    # environment canaries (hpceval.canary): the model's reference solution runs here once before its suggestions;
+    # on for runs (cli), off where the references themselves are graded (selftest) and in verdict tests
+    canaries: bool = False
+    _canaries: Canaries = field(default_factory=Canaries, repr=False, compare=False)
 
     @cached_property
     def _harness_hash(self) -> str:
@@ -129,6 +135,10 @@ class Evaluator:
     def evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None = None,
                  graded: KernelSpec | None = None) -> Evaluation:
         """graded: the spec to grade against instead of the binding's own (hpceval.probe: one small case)."""
+        if self.canaries:
+            broken = self._canaries.check(self, spec, model)
+            if broken is not None:
+                return broken
         if binding is not None and binding.alternatives and not binding.error and graded is None:
             from hpceval.probe import probe  # near-tied mappings: keep the one that validates on a small case
 
@@ -136,6 +146,10 @@ class Evaluator:
             e = self._evaluate(code, spec, model, binding, None)
             return redacted(e.model_copy(update={"evidence": f"{e.evidence}; {note}"}))
         return redacted(self._evaluate(code, spec, model, binding, graded))  # no host user or host name in evidence
+
+    def evaluate_reference(self, code: str, spec: KernelSpec, model: ProgrammingModel) -> Evaluation:
+        """The model's reference solution, canonically bound and untimed (the environment canary's run)."""
+        return redacted(self._evaluate(code, spec, model, None))
 
     def _evaluate(self, code: str, spec: KernelSpec, model: ProgrammingModel, binding: Binding | None,
                   graded: KernelSpec | None = None) -> Evaluation:
@@ -163,6 +177,7 @@ class Evaluator:
         if missing:  # a complete-looking function that calls what nobody defines, and the compiler agrees
             return Evaluation(verdict=Verdict.incomplete, evidence=missing, **base)
         spec = graded or graded_spec(spec, binding)  # a variant at random extra values, in the precision graded
+        spec, feasible_note = feasible_timing(spec, self.run_limits)  # a dense CG is timed where it fits
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
         except BindError as exc:
@@ -171,7 +186,7 @@ class Evaluator:
         workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
             e = self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
-                                 binding.mapping, binding.function, code)
+                                 binding.mapping, binding.function, code, feasible_note)
             return self._glue_fault(e, binding.source or code, spec, model) if e.verdict == Verdict.build_error else e
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
@@ -181,7 +196,7 @@ class Evaluator:
 
     def _run_checks(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
                     toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str],
-                    function: str = "", suggestion: str = "") -> Evaluation:
+                    function: str = "", suggestion: str = "", note: str = "") -> Evaluation:
         for name, text in {**toolchain.unit_files(model), **files}.items():
             (workdir / name).write_text(text)
         adjust = toolchain.job_adjustments(spec, model, code)
@@ -192,6 +207,7 @@ class Evaluator:
                   timing_wanted=self.timing, runner=self._runner(toolchain), base=base, adjust=adjust,
                   function=function, suggestion=suggestion)
         job.note(adjust.note if adjust else "")
+        job.note(note)
         prepare_timing(job)
         vendor = _vendor_libraries(model, code)
         for step in CHECKS:

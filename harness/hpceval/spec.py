@@ -78,6 +78,10 @@ class Param(BaseModel):
     # check (datamap.section_problem) compares the data clauses' array sections with these footprints.
     reads: str | None = None
     writes: str | None = None
+    # A scalar result the kernel's function returns (DOT): declared as a scalar `out` parameter with returned =
+    # true; the harness holds it as a one-element array (shape ["1"]), so validation, timing and the drivers treat
+    # it like any output, and the binder maps a function's return value to it (or a pointer/intent(out) argument).
+    returned: bool = False
 
     @property
     def is_array(self) -> bool:
@@ -132,6 +136,24 @@ class Sizes(BaseModel):
         return self
 
 
+class Structure(BaseModel):
+    """A named structure that real inputs of the kernel have and random inputs rarely draw (SpMV's empty rows, a
+    GEMV of one column, a CG on a diagonal system): its cases are validated like every size, and a kernel that
+    fails on one is told which structure it skipped.
+
+    `sizes` are size dicts for the kernel's make_inputs (reference.py), which must honour the keys they use;
+    `holds` is a Python expression over the case's inputs (the canonical parameters) that is true when the
+    structure is there: the case generator evaluates it on every case it draws, so a generator that ignores a
+    structure fails loudly (SpecError) instead of validating nothing.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    doc: str = Field(min_length=1, description="what the structure is and what a kernel must still do on it")
+    sizes: list[dict[str, int]] = Field(min_length=1)
+    holds: str = Field(min_length=1)
+
+
 class Tolerance(BaseModel):
     """Error bound: |out - ref| <= factor * eps(dtype) * reduction * scale, scale = the kernel on |inputs|.
 
@@ -161,6 +183,7 @@ class KernelSpec(BaseModel):
     bytes: str
     layout: str = ""
     check: Literal["compare", "custom"] = "compare"
+    structures: list[Structure] = Field(default_factory=list, description="named structural edge cases")
     folder: Path = Field(exclude=True)
 
     @field_validator("params")
@@ -172,7 +195,13 @@ class KernelSpec(BaseModel):
             raise ValueError(f"parameter {twice[0]!r} is defined twice")
         if not any(p.is_output for p in params):
             raise ValueError("a kernel needs at least one out/inout parameter")
-        return params
+        returned = [p for p in params if p.returned]
+        if len(returned) > 1:
+            raise ValueError(f"params: {', '.join(p.name for p in returned)} are all returned; a function returns one")
+        for p in returned:
+            if p.intent != "out" or p.shape not in ([], ["1"]):
+                raise ValueError(f"params.{p.name}: returned = true needs a scalar (no shape) with intent = \"out\"")
+        return [p.model_copy(update={"shape": ["1"]}) if p.returned else p for p in params]
 
     @model_validator(mode="after")
     def _expressions(self) -> KernelSpec:
@@ -192,6 +221,15 @@ class KernelSpec(BaseModel):
                     raise ValueError(f"params.{p.name}.{access}: {expr!r} names {', '.join(sorted(unknown))}; "
                                      "only idx and shape are defined there")
         names = {p.name for p in self.params}
+        seen: set[str] = set()
+        for st in self.structures:  # evaluated with a case's inputs (cases/generate.py)
+            if st.name in seen:
+                raise ValueError(f"structures: {st.name!r} is declared twice")
+            seen.add(st.name)
+            unknown = expr_names(st.holds, f"structures.{st.name}.holds:") - names
+            if unknown:
+                raise ValueError(f"structures.{st.name}.holds: {st.holds!r} names {', '.join(sorted(unknown))}, "
+                                 "which is not a parameter")
         unknown = expr_names(self.tolerance.reduction, "tolerance.reduction:") - names
         if unknown:
             raise ValueError(f"tolerance.reduction: {self.tolerance.reduction!r} names {', '.join(sorted(unknown))}, "
@@ -218,6 +256,11 @@ class KernelSpec(BaseModel):
 
     def param(self, name: str) -> Param:
         return next(p for p in self.params if p.name == name)
+
+    @property
+    def returned(self) -> Param | None:
+        """The scalar result the kernel's function returns, if the spec declares one."""
+        return next((p for p in self.params if p.returned), None)
 
     @property
     def outputs(self) -> list[Param]:

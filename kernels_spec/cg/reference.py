@@ -6,6 +6,7 @@ Sizes are dicts of ints that select a matrix family:
   {nx, ny, nz}              3D Poisson 7-point matrix (diagonal 6, neighbours -1), n = nx*ny*nz
   {nx, ny, nz, weighted=1}  the same stencil with random symmetric edge weights in [0.5, 1.5] and a random
                             positive diagonal shift (strictly diagonally dominant, so SPD)
+  {n, diagonal=1}           a diagonal system (distinct positive entries)
   {n, density_pct}          random sparse symmetric pattern with irregular row lengths and one hub row,
                             random values, diagonal = row sum of |off-diagonals| + a random shift (SPD)
 b is random in [-1, 1) in every case, so no answer can be hard-coded.
@@ -100,8 +101,16 @@ def random_spd(n, density_pct, rng):
     return csr_from_coo(n, rows, cols, vals)
 
 
+def diagonal_spd(n, rng):
+    """A diagonal matrix with distinct positive entries in [0.5, 2]: CG needs up to n iterations."""
+    row_ptr = np.arange(n + 1, dtype=np.int64)
+    return row_ptr, np.arange(n, dtype=np.int64), rng.uniform(0.5, 2.0, n)
+
+
 def make_inputs(size, rng, dtype):
-    if "nx" in size:
+    if size.get("diagonal", 0):
+        row_ptr, col_idx, values = diagonal_spd(size["n"], rng)
+    elif "nx" in size:
         row_ptr, col_idx, values = poisson3d(size["nx"], size["ny"], size["nz"],
                                              rng if size.get("weighted", 0) else None, bool(size.get("laplacian", 0)))
     else:

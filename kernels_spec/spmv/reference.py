@@ -6,6 +6,8 @@ Sizes are dicts of ints that select a matrix family:
                                  one long "hub" row); empty_pct percent of the rows are empty, and then the
                                  first and last rows are always among them (the classic np.add.reduceat and
                                  row_ptr[i+1] off-by-one traps)
+  {n, one_column=1}              every entry in one random column (rows of one entry, a few empty rows)
+  unsorted=1 (with any {n, ...}) the columns of each row in random order (not declared as a structure: see spec.toml)
   {nx, ny, nz}                   the 3D 7-point stencil's pattern, n = nx*ny*nz, with random values (the
                                  Poisson matrix's 6 and -1 times uniform [0.5, 1.5)) and about one row in 64
                                  rewired: one neighbour column replaced by a random column that the row does not
@@ -84,11 +86,33 @@ def randomised_stencil(nx, ny, nz, rng):
     return row_ptr, col_idx, values
 
 
+def single_column(n, rng):
+    """Every entry in one random column c: rows of one entry, about one row in four empty (never all of them)."""
+    c = int(rng.integers(n))
+    rows = np.flatnonzero(rng.random(n) >= 0.25)
+    if rows.size == 0:
+        rows = np.array([n // 2])
+    return csr_from_coo(n, rows.astype(np.int64), np.full(rows.size, c, dtype=np.int64), rng.uniform(-1.0, 1.0, rows.size))
+
+
+def shuffle_columns(row_ptr, col_idx, values, rng):
+    """The entries of each row in random order (same matrix)."""
+    order = np.arange(col_idx.size)
+    for i in range(row_ptr.size - 1):
+        lo, hi = row_ptr[i], row_ptr[i + 1]
+        order[lo:hi] = lo + rng.permutation(hi - lo)
+    return col_idx[order], values[order]
+
+
 def make_inputs(size, rng, dtype):
     if "nx" in size:
         row_ptr, col_idx, values = randomised_stencil(size["nx"], size["ny"], size["nz"], rng)
+    elif size.get("one_column", 0):
+        row_ptr, col_idx, values = single_column(size["n"], rng)
     else:
         row_ptr, col_idx, values = random_irregular(size["n"], size["density_pct"], size.get("empty_pct", 0), rng)
+    if size.get("unsorted", 0):
+        col_idx, values = shuffle_columns(row_ptr, col_idx, values, rng)
     n = row_ptr.size - 1
     nnz = int(row_ptr[-1])
     return {

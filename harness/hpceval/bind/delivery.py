@@ -26,12 +26,15 @@ def norm(name: str, lang: str) -> str:
     return bare or name
 
 
-def looks_like_result(fn: SFunction, lang: str) -> tuple[bool, int | None]:
-    """Whether the function returns an array result (not a timing, status or nothing), and its tuple index."""
+def looks_like_result(fn: SFunction, lang: str, scalar: bool = False) -> tuple[bool, int | None]:
+    """Whether the function returns its result (an array; with `scalar`, a kernel whose spec declares a returned
+    scalar, a floating-point value too), not a timing, status or nothing, and its tuple index."""
     if lang == "fortran":
         return fn.kind == "function", None
     if lang == "cpp":
         res = fn.result.replace("const", "").strip()
+        if scalar and re.fullmatch(r"(?:long\s+)?double|float|real_t|auto|[A-Za-z_]\w*_t|T|Real|Scalar", res):
+            return res != "auto" or bool(fn.facts.returns), None
         if res in ("void", "", "int", "bool", "double", "float", "long", "size_t", "auto") and "*" not in res:
             return res == "auto" and bool(fn.facts.returns), None
         return True, None

@@ -126,6 +126,9 @@ def graded_spec(spec: KernelSpec, binding: Binding) -> KernelSpec:
         sizes = cubes or _load(str(spec.folder)).get("square", {}).get("validation") or sizes
     if sizes:
         update["sizes"] = spec.sizes.model_copy(update={"validation": [dict(s) for s in sizes]})
+    if "square" in binding.variant.split("+"):  # structures too: only their square sizes (one size for all)
+        update["structures"] = [st.model_copy(update={"sizes": kept}) for st in spec.structures
+                                if (kept := [s for s in st.sizes if len({v for k, v in s.items() if k in kr.square}) == 1])]
     check = next((d["check"] for d in declared if d.get("check")), "")
     if check:
         update["check"] = "custom"

@@ -419,7 +419,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             raise NoMapping(_no_role_reason(p, kr, lang))
         opts.sort(key=lambda o: -o[1])
         options.append(opts)
-    result_like, ret_index = looks_like_result(fn, lang)
+    result_like, ret_index = looks_like_result(fn, lang, kr.spec.returned is not None)
     best: Mapping | None = None
     runner_up: Mapping | None = None
     reasons: list[str] = []

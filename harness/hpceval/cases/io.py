@@ -44,6 +44,7 @@ class Case:
     reps: int = 1
     warmup: int = 0
     write_outputs: bool = True
+    structure: str = ""  # the named structure (KernelSpec.structures) this case draws, "" for a plain size
 
 
 def array_dtype(param: Param, spec: KernelSpec) -> np.dtype:

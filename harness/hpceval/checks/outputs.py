@@ -2,13 +2,15 @@
 
 This is the check that decides whether the numbers are right; all later checks ask whether they were obtained
 the way the requested programming model demands. The first case that fails gives the evidence (size, how many
-elements, the worst one); the worst relative error over all cases is kept for the report.
+elements, the worst one); the declared structures (KernelSpec.structures) whose cases fail are named after it
+("fails the structures: empty_rows"), and a run that crashes names the case it crashed in, so a kernel that skips
+a structure is told which. The worst relative error over all cases is kept for the report.
 """
 
 from __future__ import annotations
 
 from hpceval.cases.compare import compare
-from hpceval.cases.generate import make_case, validation_cases
+from hpceval.cases.generate import make_case, size_label, validation_cases
 from hpceval.cases.io import Case, MissingOutput, read_arrays, write_cases
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
@@ -22,12 +24,31 @@ def validates(job: Job) -> Evaluation | None:
     job.run_s = result.seconds
     failure = job.run_failure(result, len(job.cases), "validation")
     if failure:
-        return failure
-    bad, job.worst = first_bad_case(job)
+        return _crashed_in(job, result.stdout, failure)
+    bad, job.worst, structures = first_bad_case(job)
     if bad:
         verdict, case, detail, error = bad
-        return job.verdict(verdict, f"size {case.label}: {detail}", max_rel_error=error, failed_size=case.label)
+        return job.verdict(verdict, f"{where(case)}: {detail}{structures_note(case, structures)}",
+                           max_rel_error=error, failed_size=case.label)
     return None
+
+
+def where(case: Case) -> str:
+    return f"structure {case.structure}, size {size_label(case.size)}" if case.structure else f"size {case.label}"
+
+
+def structures_note(case: Case, failed: list[str]) -> str:
+    others = [s for s in failed if s != case.structure]
+    return f"; fails the structure{'s' if len(others) > 1 else ''}: {', '.join(others)}" if others else ""
+
+
+def _crashed_in(job: Job, stdout: str, failure: Evaluation) -> Evaluation:
+    """A crash's evidence with the case it happened in (the driver prints `hpceval case` after each one)."""
+    done = stdout.count("hpceval case ")
+    if failure.verdict not in (Verdict.runtime_error, Verdict.timeout) or done >= len(job.cases):
+        return failure
+    case = job.cases[done]
+    return failure.model_copy(update={"evidence": f"{where(case)}: {failure.evidence}", "failed_size": case.label})
 
 
 def job_cases(job: Job) -> list[Case]:
@@ -37,16 +58,21 @@ def job_cases(job: Job) -> list[Case]:
     return validation_cases(job.spec, job.seed)
 
 
-def first_bad_case(job: Job) -> tuple[tuple | None, float]:
-    """((verdict, case, detail, error) of the first bad case, or None; the worst relative error seen)."""
+def first_bad_case(job: Job) -> tuple[tuple | None, float, list[str]]:
+    """((verdict, case, detail, error) of the first bad case, or None; the worst relative error seen; the declared
+    structures whose cases fail (every case is compared: a plain size that fails first must not hide them)."""
     worst = 0.0
+    first: tuple | None = None
+    structures: list[str] = []
     for i, case in enumerate(job.cases):
         try:
             outputs = read_arrays(job.workdir, i, job.spec, job.lang, case)
         except MissingOutput as exc:
-            return (Verdict.runtime_error, case, str(exc), None), worst
+            return first or (Verdict.runtime_error, case, str(exc), None), worst, structures
         result = compare(job.spec, case, outputs)
         worst = max(worst, result.max_rel_error)
         if not result.ok:
-            return (Verdict.wrong_result, case, result.detail, result.max_rel_error), worst
-    return None, worst
+            first = first or (Verdict.wrong_result, case, result.detail, result.max_rel_error)
+            if case.structure and case.structure not in structures:
+                structures.append(case.structure)
+    return first, worst, structures

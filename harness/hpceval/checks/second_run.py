@@ -35,7 +35,7 @@ def second_run_clean(job: Job) -> Evaluation | None:
         why = "timed out" if result.timed_out else f"exit {result.returncode}"
         job.note(f"{run.what} inconclusive ({why})")
         return None
-    bad, _ = first_bad_case(job) if run.validate else (None, 0.0)
+    bad = first_bad_case(job)[0] if run.validate else None
     if bad:
         _, case, detail, _ = bad
         return job.verdict(Verdict.wrong_result, f"memory check: {run.what}: size {case.label}: {detail}")

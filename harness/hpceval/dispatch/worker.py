@@ -31,7 +31,7 @@ def evaluator_settings(evaluator: Evaluator) -> dict[str, Any]:
     return {"executor": evaluator.executor.name, "seed": evaluator.seed, "timing": evaluator.timing,
             "build_limits": dataclasses.asdict(evaluator.build_limits),
             "run_limits": dataclasses.asdict(evaluator.run_limits), "keep_dirs": evaluator.keep_dirs,
-            "vendor_library_counts": evaluator.vendor_library_counts}
+            "vendor_library_counts": evaluator.vendor_library_counts, "canaries": evaluator.canaries}
 
 
 def worker_evaluator(settings: dict[str, Any]) -> Evaluator:
@@ -40,7 +40,8 @@ def worker_evaluator(settings: dict[str, Any]) -> Evaluator:
         _EVALUATORS[key] = Evaluator(
             catalog(), get_executor(settings["executor"]), seed=settings["seed"], timing=settings["timing"],
             build_limits=Limits(**settings["build_limits"]), run_limits=Limits(**settings["run_limits"]),
-            keep_dirs=settings["keep_dirs"], vendor_library_counts=settings["vendor_library_counts"])
+            keep_dirs=settings["keep_dirs"], vendor_library_counts=settings["vendor_library_counts"],
+            canaries=settings.get("canaries", False))  # each worker checks its own environment (hpceval.canary)
     return _EVALUATORS[key]
 
 

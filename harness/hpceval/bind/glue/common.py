@@ -135,3 +135,15 @@ def scale_outputs(g: Glue, m: Mapping, kr: KernelRoles, scaled: Callable[[str], 
         return
     into.extend(scaled(r.name) for r in kr.canonical if r.is_array and r.is_output)
     g.notes.append(f"outputs multiplied by {m.scale!r} after the call (the extras' canonical point)")
+
+
+def returned_call(lang: str, function: str, args: list[str], target: str) -> str | None:
+    """The driver's statement that calls `function` and stores its returned value in the output `target` (an array;
+    a returned scalar is a one-element one): C++ through hpceval_assign (arrays, pointers and scalars), Fortran by
+    assignment (a scalar broadcasts into the array). Python and Julia store what is returned themselves."""
+    call = f"{function}({', '.join(args)})"
+    if lang == "cpp":
+        return f"{{ auto hp_ret = {call}; hpceval_assign({target}, hp_ret); }}"
+    if lang == "fortran":
+        return f"{target} = {call}"
+    return None

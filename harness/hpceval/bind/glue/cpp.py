@@ -20,6 +20,7 @@ from hpceval.bind.glue.common import (
     fill_note,
     leading_dims,
     qualified,
+    returned_call,
     scale_outputs,
     spec_dim,
 )
@@ -87,8 +88,7 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
     scale_outputs(g, m, kr, lambda name: f"for (auto &hp_v : {name}) hp_v *= {m.scale!r};", g.teardown)
     if m.returned:
         role = kr.role(m.returned)
-        call = f"{qualified(m)}({', '.join(g.args)})"
-        g.call = f"{{ auto hp_ret = {call}; hpceval_assign({role.name}, hp_ret); }}"
+        g.call = returned_call("cpp", qualified(m), g.args, role.name)
         g.notes.append(f"the return value is {role.name}")
     return g
 

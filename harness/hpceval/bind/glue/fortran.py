@@ -18,6 +18,7 @@ from hpceval.bind.glue.common import (
     extra,
     fill_note,
     leading_dims,
+    returned_call,
     scale_outputs,
     spec_dim,
 )
@@ -68,7 +69,7 @@ def fortran_glue(m: Mapping, kr: KernelRoles) -> Glue:
             g.arg(p.position, _f_array(g, plans[role.name], spec))
     if m.returned:
         role = kr.role(m.returned)
-        g.call = f"{role.name} = {m.fn.name}({', '.join(g.args)})"
+        g.call = returned_call("fortran", m.fn.name, g.args, role.name)
         g.notes.append(f"the function result is {role.name}")
     scale_outputs(g, m, kr, lambda name: f"{name} = {m.scale!r} * {name}", g.teardown)
     return g
