@@ -82,15 +82,16 @@ void saxpy(int n, float a, const std::array<float, 1024> &x, std::array<float, 1
 """
 
 LOCAL_ONLY = """
+#include <algorithm>
 #include <array>
 void saxpy(int n, float a, const float *x, float *y) {
-  std::array<float, 4> lane{};
-  int i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int k = 0; k < 4; ++k) lane[k] = a * x[i + k] + y[i + k];
-    for (int k = 0; k < 4; ++k) y[i + k] = lane[k];
+  #pragma omp parallel for
+  for (int b = 0; b < (n + 3) / 4; ++b) {
+    std::array<float, 4> lane{};
+    const int w = std::min(4, n - 4 * b);
+    for (int k = 0; k < w; ++k) lane[k] = a * x[4 * b + k] + y[4 * b + k];
+    for (int k = 0; k < w; ++k) y[4 * b + k] = lane[k];
   }
-  for (; i < n; ++i) y[i] = a * x[i] + y[i];
 }
 """
 

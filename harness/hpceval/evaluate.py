@@ -21,6 +21,7 @@ from hpceval.analysis.completeness import drop_local_headers, incomplete_reason,
 from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
+from hpceval.bind.adapt.cpp import FIXED_EXTENT
 from hpceval.bind.signature import CLOSED
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits, first_errors
@@ -77,7 +78,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "9"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "10"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -224,6 +225,9 @@ class Evaluator:
         if decision.verdict == "build_error":
             return Evaluation(verdict=Verdict.build_error, evidence=f"{decision.evidence} (the suggestion built alone, "
                               f"before binding; binding: {error})", **base)
+        if FIXED_EXTENT in error:  # a std::array<T, N> kernel array: one size only (bind.adapt.cpp.fixed_extent)
+            return Evaluation(verdict=Verdict.wrong_result, evidence=f"{error} (the harness grades {spec.name} over "
+                              f"several sizes)", **base)
         missing = _missing_data_inputs(error, spec)
         if missing:
             return Evaluation(verdict=Verdict.wrong_result,

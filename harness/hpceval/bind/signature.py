@@ -36,6 +36,7 @@ from hpceval.bind.functor import policy as functor_policy
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.glue.launch import host_launches, launch_glue, launchable, takes_device_pointers
 from hpceval.bind.graded import PRECISION_KEY
+from hpceval.bind.adapt.cpp import fixed_extent
 from hpceval.bind.launches.python import PREFIX, script_launcher
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
 from hpceval.bind.parse import SFunction, Unit, parse
@@ -315,6 +316,8 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
     score, fn, m, _ = max(bound, key=lambda r: r[0])
     if _empty_body(fn):  # a signature with declarations only: no kernel to run (the evaluator says `incomplete`)
         return _error(spec, f"{fn.name}: signature and declarations only, no statements", function=fn.name)
+    if lang_id == "cpp" and (fixed := fixed_extent(fn, m)) is not None:  # std::array<T, N> (bind.adapt.cpp)
+        return _error(spec, f"{fn.name}: {fixed[0]}", function=fn.name)
     flat = flats.get(id(fn))
     if lang_id == "python" and not _cut_off(fn):
         unit, fn, m = _script_launch(code, unit, fn, m, notes)
