@@ -19,9 +19,9 @@ from pathlib import Path
 from hpceval import scratch
 from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers, parse_recovered
 from hpceval.bind import BindError, canonical_binding, render_unit
+from hpceval.bind.adapt.cpp import FIXED_EXTENT
 from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
-from hpceval.bind.adapt.cpp import FIXED_EXTENT
 from hpceval.bind.signature import CLOSED
 from hpceval.checks.array_sections import covers_footprint
 from hpceval.checks.base import STARTUP_FAILURE, Check, Job, adjusted_limits, first_errors

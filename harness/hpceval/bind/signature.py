@@ -30,13 +30,13 @@ import re
 import textwrap
 
 from hpceval.bind.adapt import Flat, collapse, flatten_records, record_language
+from hpceval.bind.adapt.cpp import fixed_extent
 from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.functor import LAUNCHER_SUFFIX, find_functors, launcher_source, operator_facts
 from hpceval.bind.functor import policy as functor_policy
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.glue.launch import host_launches, launch_glue, launchable, takes_device_pointers
 from hpceval.bind.graded import PRECISION_KEY
-from hpceval.bind.adapt.cpp import fixed_extent
 from hpceval.bind.launches.python import PREFIX, script_launcher
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
 from hpceval.bind.parse import SFunction, Unit, parse
