@@ -124,8 +124,11 @@ gemv(drv.In(A), drv.In(x), drv.Out(y), np.int32(rows), np.int32(cols),
 print(y[:3])
 '''
 
-# the script asks the device for its block size: the harness's default, said so
+# the script asks the device for its block size: Python evaluates that in the launcher as the script does
 CUPY_DEVICE_QUERY = CUPY_SCRIPT.replace("threads = 128", "threads = cp.cuda.Device().attributes['MaxThreadsPerBlock']")
+
+# the script never launches the kernel: the harness's default, said so
+CUPY_NO_LAUNCH = CUPY_SCRIPT[:CUPY_SCRIPT.index("saxpy_kernel((blocks,)")]
 
 # subtly wrong: the script's grid covers only whole blocks and the kernel has no tail guard
 CUPY_UNDER_COVER = CUPY_SCRIPT.replace("blocks = (N + threads - 1) // threads", "blocks = N // threads")
@@ -188,10 +191,16 @@ def test_pycuda_launch_copies_to_the_device_in_the_kernels_type(catalog):
     assert "to_gpu" in text and "float64" in text and "gpudata" in text, text
 
 
-def test_device_query_takes_the_default_and_says_so(catalog):
+def test_device_query_is_carried(catalog):
     b = _bind(catalog, CUPY_DEVICE_QUERY, "axpy", "python-cupy")
     assert not b.error, b.error
-    assert "the harness's default launch" in b.evidence and "MaxThreadsPerBlock" not in _launcher(b), b.evidence
+    assert "launch taken from the suggestion's script" in b.evidence and "MaxThreadsPerBlock" in _launcher(b)
+
+
+def test_no_launch_takes_the_default_and_says_so(catalog):
+    b = _bind(catalog, CUPY_NO_LAUNCH, "axpy", "python-cupy")
+    assert not b.error, b.error
+    assert "the harness's default launch" in b.evidence and "(256,)" in _launcher(b), b.evidence
 
 
 def test_cut_off_script_is_not_bound(catalog):
@@ -200,6 +209,7 @@ def test_cut_off_script_is_not_bound(catalog):
 
 E2E = [(CUPY_SCRIPT, "axpy", "python-cupy", {"correct"}), (CUPY_MODULE_TILED, "gemm", "python-cupy", {"correct"}),
        (PYCUDA_SCRIPT, "gemv", "python-pycuda", {"correct"}), (CUPY_DEVICE_QUERY, "axpy", "python-cupy", {"correct"}),
+       (CUPY_NO_LAUNCH, "axpy", "python-cupy", {"correct"}),
        (CUPY_UNDER_COVER, "axpy", "python-cupy", {"wrong_result"}),
        (PYCUDA_WRONG, "gemv", "python-pycuda", {"wrong_result"}),
        (CUPY_TOKEN, "axpy", "python-cupy", {"wrong_result", "wrong_model"}),
