@@ -16,16 +16,8 @@ import ast
 
 import pytest
 
-from hpceval.bind import choose_binding
-from hpceval.bind.signature import infer_binding
-from hpceval.toolchains.cuda import nvidia_gpu
-
-gpu = [pytest.mark.gpu, pytest.mark.skipif(nvidia_gpu() is None, reason="needs a CUDA GPU")]
-
-
-def _bind(catalog, code: str, kernel: str, model: str):
-    m = catalog.models[model]
-    return infer_binding(code, catalog.kernels[kernel], catalog.languages[m.language], m)
+from test_gpu_launch_from_main import _bind, gpu
+from test_thrust_params import assert_verdict
 
 
 def _launcher(b) -> str:
@@ -220,6 +212,4 @@ E2E = [(CUPY_SCRIPT, "axpy", "python-cupy", {"correct"}), (CUPY_MODULE_TILED, "g
 @gpu[0]
 @gpu[1]
 def test_verdicts_on_a_gpu(evaluator, catalog, code, kernel, model, verdicts):
-    spec, m = catalog.kernels[kernel], catalog.models[model]
-    ev = evaluator.evaluate(code, spec, m, choose_binding(code, spec, catalog.languages[m.language], "paper", m))
-    assert ev.verdict in verdicts, f"{ev.verdict}: {ev.evidence[-1500:]}"
+    assert_verdict(evaluator, catalog, code, kernel, model, verdicts)

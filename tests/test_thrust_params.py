@@ -16,10 +16,8 @@ from pathlib import Path
 import pytest
 
 from hpceval.bind import choose_binding
-from hpceval.bind.signature import infer_binding
-from hpceval.toolchains.cuda import nvcc_path, nvidia_gpu
-
-needs_nvcc = pytest.mark.skipif(nvcc_path() is None, reason="nvcc not installed")
+from hpceval.toolchains.cuda import nvcc_path
+from test_gpu_launch_from_main import _bind, _built, gpu, needs_nvcc
 
 
 def _has_cublas() -> bool:
@@ -32,19 +30,6 @@ def _has_cublas() -> bool:
 
 
 needs_cublas = pytest.mark.skipif(not _has_cublas(), reason="cuBLAS headers not installed")
-gpu = [pytest.mark.gpu, pytest.mark.skipif(nvidia_gpu() is None, reason="needs a CUDA GPU")]
-
-
-def _bind(catalog, code: str, kernel: str, model: str):
-    m = catalog.models[model]
-    return infer_binding(code, catalog.kernels[kernel], catalog.languages[m.language], m)
-
-
-def _built(catalog, code: str, kernel: str, model: str, binding):
-    from hpceval.executors.local import LocalExecutor
-    from hpceval.toolchains.cuda import build_only
-
-    return build_only(code, catalog.kernels[kernel], catalog.models[model], LocalExecutor(), binding=binding)
 
 
 # right but unusual: device vectors by (const) reference, a functor, single precision as the prompt asks
@@ -222,6 +207,11 @@ E2E = [(SAXPY_DEVICE, "axpy", "cpp-thrust", {"correct"}), (GEMV_HOST, "gemv", "c
 @gpu[0]
 @gpu[1]
 def test_verdicts_on_a_gpu(evaluator, catalog, code, kernel, model, verdicts):
+    assert_verdict(evaluator, catalog, code, kernel, model, verdicts)
+
+
+def assert_verdict(evaluator, catalog, code: str, kernel: str, model: str, verdicts: set[str]) -> None:
+    """The suggestion's verdict, end to end, is one of `verdicts`."""
     spec, m = catalog.kernels[kernel], catalog.models[model]
     ev = evaluator.evaluate(code, spec, m, choose_binding(code, spec, catalog.languages[m.language], "paper", m))
     assert ev.verdict in verdicts, f"{ev.verdict}: {ev.evidence[-1500:]}"
