@@ -19,6 +19,7 @@ from pathlib import Path
 from hpceval import scratch
 from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers, parse_recovered
 from hpceval.bind import BindError, canonical_binding, render_unit
+from hpceval.bind.adapt.cpp import FIXED_EXTENT
 from hpceval.bind.glue.launch import harness_launched
 from hpceval.bind.graded import graded_spec
 from hpceval.bind.signature import CLOSED
@@ -240,6 +241,9 @@ class Evaluator:
         if decision.verdict == "build_error":
             return Evaluation(verdict=Verdict.build_error, evidence=f"{decision.evidence} (the suggestion built alone, "
                               f"before binding; binding: {error})", **base)
+        if FIXED_EXTENT in error:  # a std::array<T, N> kernel array: one size only (bind.adapt.cpp.fixed_extent)
+            return Evaluation(verdict=Verdict.wrong_result, evidence=f"{error} (the harness grades {spec.name} over "
+                              f"several sizes)", **base)
         missing = _missing_data_inputs(error, spec)
         if missing:
             return Evaluation(verdict=Verdict.wrong_result,

@@ -31,8 +31,13 @@ from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_varian
 # a flat subscript's stride (A[i*n + j]: n) is the extent of the minor axis; a mapping that gives it the other axis
 # reads past the matrix (a crash charged to the suggestion) and is never used (find_mapping)
 STRIDE_AGAINST = "is the stride of"
-UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "array": "a std::array",
-                          "span": "a std::span", "array2d": "a fixed-extent 2-D array"}
+# std::array maps like a vector: whether its compile-time extent can take the case's sizes is the adapter's to say
+# (bind.adapt.cpp.fixed_extent), after the mapping has shown which kernel array it is
+UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "span": "a std::span", "array2d": "a fixed-extent 2-D array",
+                          "thrust2": "a Thrust vector of vectors"}
+# containers that know their own size: a size the kernel needs may come from them
+SIZED_CONTAINERS = ("vector", "vector2", "view", "template", "array", "device_vector", "host_vector",
+                    "universal_vector")
 
 
 @dataclass
@@ -358,7 +363,7 @@ def _implied_ok(fn: SFunction, r: Role, assigned_arrays: dict[str, SParam], kr: 
         p = assigned_arrays.get(a.name)
         if p is None:
             continue
-        if p.container in ("vector", "vector2", "view", "template"):
+        if p.container in SIZED_CONTAINERS:
             return True
         if lang == "fortran" and p.dims and all(d.strip() in (":",) for d in p.dims):
             return True

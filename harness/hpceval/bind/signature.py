@@ -30,12 +30,14 @@ import re
 import textwrap
 
 from hpceval.bind.adapt import Flat, collapse, flatten_records, record_language
+from hpceval.bind.adapt.cpp import fixed_extent
 from hpceval.bind.canonical import canonical_binding
 from hpceval.bind.functor import LAUNCHER_SUFFIX, find_functors, launcher_source, operator_facts
 from hpceval.bind.functor import policy as functor_policy
 from hpceval.bind.glue import make_glue, qualified
 from hpceval.bind.glue.launch import host_launches, launch_glue, launchable, takes_device_pointers
 from hpceval.bind.graded import PRECISION_KEY
+from hpceval.bind.launches.embedded import Embedded, embedded_launch
 from hpceval.bind.launches.python import PREFIX, script_launcher
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
 from hpceval.bind.parse import SFunction, Unit, parse
@@ -245,6 +247,8 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
         return _error(spec, str(exc))
     candidates = [f for f in unit.functions if not f.is_main and f.kind not in ("method",) and "::" not in f.name
                   and not any(re.fullmatch(r"_\d+", p.name) for p in f.params)]
+    if lang_id == "python" and isinstance(emb := embedded_launch(code, kr), Embedded):
+        return _embedded(code, emb, kr, notes, model)
     synthesized = ""
     if not candidates:
         made = synthesize_header(code, unit, kr, lang_id)
@@ -315,6 +319,8 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
     score, fn, m, _ = max(bound, key=lambda r: r[0])
     if _empty_body(fn):  # a signature with declarations only: no kernel to run (the evaluator says `incomplete`)
         return _error(spec, f"{fn.name}: signature and declarations only, no statements", function=fn.name)
+    if lang_id == "cpp" and (fixed := fixed_extent(fn, m)) is not None:  # std::array<T, N> (bind.adapt.cpp)
+        return _error(spec, f"{fn.name}: {fixed[0]}", function=fn.name)
     flat = flats.get(id(fn))
     if lang_id == "python" and not _cut_off(fn):
         unit, fn, m = _script_launch(code, unit, fn, m, notes)
@@ -377,6 +383,18 @@ def _script_launch(code: str, unit: Unit, fn: SFunction, m: Mapping, notes: list
     assign = {j: m.assign[p.position] for j, p in enumerate(mapped)}
     notes.append(note)
     return unit, launcher, dataclasses.replace(m, fn=launcher, assign=assign, alternatives=[])
+
+
+def _embedded(code: str, e: Embedded, kr: KernelRoles, notes: list[str], model: ProgrammingModel | None) -> Binding:
+    """A CUDA kernel in a Python string that only the script launches, bound through its launcher
+    (bind.launches.embedded): the launcher takes the kernel's parameters, mapped as the kernel's."""
+    unit = parse(code.rstrip("\n") + "\n" + e.source, "python")
+    launcher = next(f for f in unit.functions if f.name == PREFIX + e.obj)
+    launcher.params = [dataclasses.replace(p, position=j) for j, p in enumerate(e.kernel.params)]
+    launcher.types = {}
+    m = dataclasses.replace(e.mapping, fn=launcher, alternatives=[])
+    notes.append(e.note)
+    return _binding(unit, launcher, m, kr, "python", notes, len(unit.functions), model)
 
 
 def _launch_functors(code: str, unit: Unit, notes: list[str]) -> tuple[str, Unit, list[SFunction]]:

@@ -7,7 +7,11 @@
 * context parameters: a `sycl::queue` (created once by the driver, on the default device), a CUDA/HIP stream
   (the default stream);
 * a separate std::vector output (ParEval's `std::vector<double> &z`): the function gets a vector, not a pointer,
-  and the read-back checks the size it left (a function that resizes it gets no silent partial copy).
+  and the read-back checks the size it left (a function that resizes it gets no silent partial copy);
+* Thrust containers (`thrust::device_vector<T>&`, `const&`, `thrust::host_vector<T>`): built from the driver's
+  std::vector before the clock starts, copied back after it stops where the function may write them, as the
+  other GPU glue does; a library handle (`cublasHandle_t`, `cusparseHandle_t`) created once by the driver;
+* `std::array<T, N>`: see fixed_extent (a compile-time extent cannot take the case's sizes).
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ import tree_sitter as ts
 
 from hpceval.bind.adapt.common import Field, Group, Record, split_top
 from hpceval.bind.parse import SFunction, SParam, c_sanitize, parse_cpp, parser, text_of, walk
+from hpceval.bind.parse.cpp import THRUST_VECTORS
 
 # ------------------------------------------------------------------------------------------------ context parameters
 
 _CONTEXTS = {
     "queue": re.compile(r"^(?:::)?(?:sycl::|cl::sycl::)?queue$"),
     "stream": re.compile(r"^(?:cuda|hip)Stream_t$"),
+    "handle": re.compile(r"^(cublas|cusparse|cusolverDn|hipblas|hipsparse)Handle_t$"),
 }
 
 
@@ -48,6 +54,14 @@ def context_arg(g, p: SParam) -> str | None:
     if kind == "stream":
         g.notes.append(f"{p.name}: the default stream")
         return f"({_base_type(p)})0"
+    if kind == "handle":  # created once per run (a handle per call would time its creation), destroyed at exit
+        base = _base_type(p)
+        lib = _CONTEXTS["handle"].match(base).group(1)
+        var = f"hp_ctx_{p.name}"
+        g.setup.append(f"static struct {var}_t {{ {base} h; {var}_t() {{ {lib}Create(&h); }} "
+                       f"~{var}_t() {{ {lib}Destroy(h); }} }} {var};")
+        g.notes.append(f"{p.name}: a {base} created by the driver ({lib}Create, {lib}Destroy at exit)")
+        return f"&{var}.h" if p.container == "pointer" else f"{var}.h"
     return None
 
 
@@ -58,11 +72,77 @@ def vector_output(g, late: list[str], p: SParam, elem: str, size: str, target: s
     """A separate output the function takes as a std::vector (by reference, or by value: then nothing comes back,
     and validation says so): the vector itself, sized and NaN-poisoned; read back into `target` after every other
     copy (appended to `late`). None when p is no vector."""
+    if p.container in THRUST_VECTORS:  # read back through a host copy (one bulk transfer, not element by element)
+        g.setup.append(f"{thrust_type(p, elem)} {tmp}((size_t)({size}), ({elem})NAN);")
+        late.append(f"{{ std::vector<{elem}> hp_h({tmp}.size()); thrust::copy({tmp}.begin(), {tmp}.end(), "
+                    f"hp_h.begin()); hpceval_take_back(hp_h, {target}, (size_t)({size}), \"{p.name}\"); }}")
+        g.notes.append(f"{p.name}: a {thrust_type(p, elem)} of the output's size, read back after the call")
+        return tmp
     if p.container != "vector":
         return None
     g.setup.append(f"std::vector<{elem}> {tmp}((size_t)({size}), ({elem})NAN);")
     late.append(f"hpceval_take_back({tmp}, {target}, (size_t)({size}), \"{p.name}\");")
     return tmp
+
+
+# ------------------------------------------------------------------------------------------------ Thrust containers
+
+
+def thrust_type(p: SParam, elem: str) -> str:
+    """The Thrust container type a parameter declares, of element `elem`."""
+    return f"thrust::{p.container}<{elem}>"
+
+
+def thrust_container(g, p: SParam, elem: str, host: str) -> str:
+    """A Thrust container of the parameter's type built from the driver's std::vector `host` (outside the timed
+    call); copied back into `host` after the call unless the parameter is const (Thrust converts the element type
+    both ways where the function declares another precision). A function that resized it leaves NaN, never a
+    partial copy."""
+    var = f"hp_tv_{p.name}"
+    g.setup.append(f"{thrust_type(p, elem)} {var}({host}.begin(), {host}.end());")
+    if p.intent != "in":
+        g.teardown.append(f"if ({var}.size() == {host}.size()) thrust::copy({var}.begin(), {var}.end(), "
+                          f"{host}.begin()); else std::fill({host}.begin(), {host}.end(), NAN);")
+    g.notes.append(f"{p.name}: a {thrust_type(p, elem)} built from the host array"
+                   + ("" if p.intent == "in" else ", copied back after the call"))
+    return var
+
+
+# ------------------------------------------------------------------------------------------------ std::array
+
+# The wording by which a binding error says that the suggestion, not the harness, cannot take the case's sizes
+# (the evaluator grades it `wrong_result`, evaluate.Evaluator._unbound).
+FIXED_EXTENT = "a compile-time extent, so the function cannot compute the kernel for the sizes it is given"
+_ARRAY_EXTENT = re.compile(r"\barray\s*<(.*)>", re.DOTALL)
+
+
+def fixed_extent(fn: SFunction, m) -> tuple[str, bool] | None:
+    """Why a function whose kernel arrays are `std::array<T, N>` parameters cannot be handed the case's arrays, and
+    whether that is the suggestion's fault; None when no mapped array is a std::array.
+
+    N is part of the type, fixed when the suggestion is compiled. The harness grades every kernel over several
+    sizes (and a timing size), all run-time values of one driver binary; no adapter can build a std::array whose
+    extent matches them, and padding or truncating would grade another computation. So:
+
+    * N a literal, macro or constant (`std::array<double, 1024>`): the suggestion computes the kernel for that one
+      size only. That is a wrong answer to a kernel over n elements, as a hard-coded size is: `wrong_result` (the
+      message carries FIXED_EXTENT), never `unbindable`, which would leave it out of the score;
+    * N a template parameter of the function (`template <size_t N>`): the suggestion is generic, and only the
+      harness's one-binary driver cannot instantiate it per size: `unbindable`, the harness's shortfall, said as
+      such."""
+    templ = set(re.findall(r"\b(?:size_t|std::size_t|int|unsigned|long|auto|std::uint\w*|uint\w*)\s+(\w+)\s*[,>=]",
+                           fn.text[:fn.text.find(fn.name)] if fn.name in fn.text else ""))
+    for pos, role in m.assign.items():
+        p = fn.params[pos]
+        if role is None or not role.is_array or p.container != "array":
+            continue
+        mm = _ARRAY_EXTENT.search(p.type_text)
+        extent = split_top(mm.group(1), "(<)>")[-1].strip() if mm else "N"
+        if set(re.findall(r"[A-Za-z_]\w*", extent)) & templ:
+            return (f"{p.name} is a {p.type_text.replace('const ', '')} whose extent {extent} is a template "
+                    f"parameter: the driver, one binary over run-time sizes, cannot instantiate it per size"), False
+        return f"{p.name} is a {p.type_text.replace('const ', '')}: {role.name} has {FIXED_EXTENT}", True
+    return None
 
 
 # ------------------------------------------------------------------------------------------------ records

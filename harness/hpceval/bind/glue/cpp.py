@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from hpceval.bind.adapt.cpp import context_arg, vector_output
+from hpceval.bind.adapt.cpp import context_arg, thrust_container, vector_output
 from hpceval.bind.glue.common import (
     Glue,
     Plan,
@@ -26,6 +26,7 @@ from hpceval.bind.glue.common import (
 )
 from hpceval.bind.mapping import Mapping
 from hpceval.bind.parse import SParam
+from hpceval.bind.parse.cpp import THRUST_VECTORS
 from hpceval.bind.roles import KernelRoles, Role
 from hpceval.spec import KernelSpec
 
@@ -40,13 +41,17 @@ def _dims(role: Role) -> list[str]:
     return [f"({d})" for d in role.shape]
 
 
+_VECTOR = re.compile(r"^\s*(?:std::|thrust::)?(?:vector|device_vector|host_vector|universal_vector)\s*<(.*)>\s*$",
+                     re.DOTALL)
+
+
 def _c_elem(p: SParam, spec: KernelSpec, role: Role) -> str:
     """The element type to build a temporary of: the suggestion's own spelling (macros/typedefs included)."""
     t = re.sub(r"\b(const|volatile|struct)\b", " ", p.type_text)
-    m = re.match(r"^\s*(?:std::)?vector\s*<(.*)>\s*$", t.strip(), re.DOTALL)
+    m = _VECTOR.match(t.strip())
     while m:
         t = m.group(1)
-        m = re.match(r"^\s*(?:std::)?vector\s*<(.*)>\s*$", t.strip(), re.DOTALL)
+        m = _VECTOR.match(t.strip())
     t = " ".join(t.replace("*", " ").replace("&", " ").split())
     if p.container == "view":
         m = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+(?:\s+\w+)?)", p.type_text)
@@ -168,6 +173,8 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
             arg, back = _space_pointer(g, pl, _c_elem(p, spec, role), f"{name}.data()")
             g.teardown.append(back)
             return arg
+        if p.container in THRUST_VECTORS:
+            return thrust_container(g, p, _c_elem(p, spec, role), name)
         return name if p.container in ("vector", "template") else f"{name}.data()"
     elem = _c_elem(p, spec, role)
     if pl.rank >= 3:
@@ -204,6 +211,11 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
         teardown.insert(0, back)
     elif p.container in ("vector", "template"):
         arg = tmp
+    elif p.container in THRUST_VECTORS:  # built from the packed temporary, back into it before its unpack
+        mark = len(g.teardown)
+        arg = thrust_container(g, p, elem, tmp)
+        teardown[:0] = g.teardown[mark:]
+        del g.teardown[mark:]
     elif p.container == "pointer2" and pl.rank >= 3 and (p.rank or 0) >= 3:  # double ***u: planes of row pointers
         d = _dims(role)
         g.setup.append(f"std::vector<{elem} *> {tmp}_rows = hpceval_rows({tmp}, ({d[0]}) * ({d[1]}), {'*'.join(d[2:])});")

@@ -62,11 +62,13 @@ def dimensions(kernel_text: str) -> int:
 
 
 def takes_device_pointers(fn_text: str) -> bool:
-    """A host function that launches a kernel on its own pointer parameters and never allocates or copies: its
-    pointers are device pointers (the suggestion's `main` allocated and copied before calling it)."""
-    return bool(re.search(r"<<<|LaunchKernel", fn_text)) and not re.search(
-        r"\b(?:cuda|hip)(?:Malloc\w*|Memcpy\w*|HostRegister|HostGetDevicePointer)\b|\bnew\b|thrust::|cublas|hipblas",
-        fn_text)
+    """A host function that launches a kernel, or calls a device library routine (cuBLAS, cuSPARSE, hipBLAS), on
+    its own pointer parameters and never allocates or copies: its pointers are device pointers (the suggestion's
+    `main` allocated and copied before calling it)."""
+    library = re.search(r"\b(?:cublas|cusparse|hipblas|hipsparse)(?!Create|Destroy|Set|Get)\w+\s*\(", fn_text)
+    return bool(re.search(r"<<<|LaunchKernel", fn_text) or library) and not re.search(
+        r"\b(?:cuda|hip)(?:Malloc\w*|Memcpy\w*|HostRegister|HostGetDevicePointer)\b|\bnew\b|thrust::|"
+        r"\b(?:cublas|hipblas)(?:Alloc|Set|Get)(?:Vector|Matrix)\w*", fn_text)
 
 
 C_SCALARS = {"float", "double", "int", "long", "long long", "unsigned", "unsigned int", "unsigned long", "size_t",

@@ -178,6 +178,24 @@ def _from_site(tree: ast.Module, kdef: ast.FunctionDef, site, mapped, dev: dict[
         pos = next((p.position for p in mapped if p.name == kw.arg), None)
         if pos is not None and isinstance(kw.value, ast.Name):
             rename[kw.value.id] = dev.get(kw.arg, kw.arg)
+    # what the launch passes for parameters the mapping leaves out (a constexpr BLOCK_SIZE), and the config
+    args: list[tuple[str, ast.AST | str]] = []  # (keyword or "", what is passed)
+    for i, a in enumerate(call.args):
+        args.append(("", dev.get(params[i], params[i]) if i in params else a))
+    for kw in call.keywords:
+        mine = kw.arg in {p.name for p in mapped}
+        args.append((kw.arg or "", dev.get(kw.arg, kw.arg) if mine else kw.value))
+    body, names = carried(tree, kdef.name, stmts, rename, [config, *(a for _, a in args if not isinstance(a, str))])
+    spelled = [(f"{k}=" if k else "") + (a if isinstance(a, str) else _renamed(a, names)) for k, a in args]
+    body.append(f"{_renamed(call.func, names)}({', '.join(spelled)})")
+    return body, ast.unparse(call.func) + "(...)"
+
+
+def carried(tree: ast.Module, kernel: str, stmts: list[ast.AST], rename: dict[str, str], nodes: list[ast.AST]
+            ) -> tuple[list[str], dict[str, str]]:
+    """The script's statements the launch expressions `nodes` need (renamed `_hp_<name>`, the names in `rename`
+    replaced by the launcher's parameters), in order, and the renaming. Raises _Unresolved for a name that is
+    neither the script's own computation nor the module's (an import, a function) nor a builtin."""
     module_names = {n for node in tree.body for n in _defined_by(node)}
     needed: dict[int, ast.AST] = {}
     local: set[str] = set()
@@ -192,26 +210,14 @@ def _from_site(tree: ast.Module, kdef: ast.FunctionDef, site, mapped, dev: dict[
                 for i in mine:
                     needed[i] = stmts[i]
                     visit(stmts[i].value, i)
-            elif nm in module_names or nm in _BUILTINS:
-                continue
-            else:
-                raise _Unresolved(f"the script's launch of {kdef.name} uses {nm}, which the harness cannot evaluate")
+            elif nm not in module_names and nm not in _BUILTINS:
+                raise _Unresolved(f"the script's launch of {kernel} uses {nm}, which the harness cannot evaluate")
 
-    # what the launch passes for parameters the mapping leaves out (a constexpr BLOCK_SIZE), and the config
-    args: list[tuple[str, ast.AST | str]] = []  # (keyword or "", what is passed)
-    for i, a in enumerate(call.args):
-        args.append(("", dev.get(params[i], params[i]) if i in params else a))
-    for kw in call.keywords:
-        mine = kw.arg in {p.name for p in mapped}
-        args.append((kw.arg or "", dev.get(kw.arg, kw.arg) if mine else kw.value))
-    for node in [config, *(a for _, a in args if not isinstance(a, str))]:
+    for node in nodes:
         visit(node, len(stmts))
     names = {nm: f"_hp_{nm}" for nm in local}
     names.update(rename)
-    body = [_renamed(stmts[i], names) for i in sorted(needed)]
-    spelled = [(f"{k}=" if k else "") + (a if isinstance(a, str) else _renamed(a, names)) for k, a in args]
-    body.append(f"{_renamed(call.func, names)}({', '.join(spelled)})")
-    return body, ast.unparse(call.func) + "(...)"
+    return [_renamed(stmts[i], names) for i in sorted(needed)], names
 
 
 def _defined_by(node: ast.AST) -> list[str]:

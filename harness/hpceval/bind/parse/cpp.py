@@ -130,14 +130,13 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
                const="const" in quals, reference=reference, default=text_of(default) or None)
     inner = type_text
     vec_depth = 0
-    m = re.match(r"^(?:std::)?(vector|valarray|array|span)\s*<(.*)>$", inner.replace(" ", "") if False else inner.strip(),
-                 re.DOTALL)
+    m = _CONTAINER.match(inner.strip())
     while m:
         vec_depth += 1
-        inner = m.group(2).split(",")[0].strip() if m.group(1) in ("array", "span") else m.group(2).strip()
-        if m.group(1) in ("valarray", "array", "span"):
+        inner = _element(m.group(2)) if m.group(1) in ("array", "span") else m.group(2).strip()
+        if m.group(1) not in ("vector",):  # std::valarray/array/span, thrust's vectors (bind.adapt.cpp)
             p.container = m.group(1)
-        m = re.match(r"^(?:std::)?(vector|valarray|array|span)\s*<(.*)>$", inner, re.DOTALL)
+        m = _CONTAINER.match(inner)
     kind, dtype = _c_type_info(inner, aliases)
     view = re.search(r"\bView\s*<\s*(?:const\s+)?([\w:]+(?:\s+\w+)?)\s*(\*+)", type_text)
     if view:
@@ -158,6 +157,8 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
         p.rank = vec_depth + levels
         if p.container == "value":
             p.container = "vector" if p.rank == 1 else "vector2"
+        elif p.container in THRUST_VECTORS and p.rank != 1:
+            p.container = "thrust2"  # a thrust vector of vectors: no device layout the glue can build
         p.intent = "in" if p.const else None
     elif levels >= 1:
         p.array = True
@@ -175,6 +176,22 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
     return p
 
 
+# standard and Thrust containers a parameter may hold its elements in (rank 1 each; nested for rank 2)
+THRUST_VECTORS = ("device_vector", "host_vector", "universal_vector")
+_CONTAINER = re.compile(r"^(?:std::|thrust::)?(vector|valarray|array|span|device_vector|host_vector|universal_vector)"
+                        r"\s*<(.*)>$", re.DOTALL)
+
+
+def _element(targs: str) -> str:
+    """The element type of `std::array<T, N>`'s template arguments: all before the last comma outside `<>`."""
+    depth, cut = 0, len(targs)
+    for i, ch in enumerate(targs):
+        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            cut = i
+    return targs[:cut].strip()
+
+
 def _container_alias(type_text: str, aliases: dict[str, str]) -> str:
     """The container a `using`/`typedef` name stands for (`using Vec = Kokkos::View<double*>`), so that the
     parameter is read as that View or vector; any other type text as written."""
@@ -183,7 +200,8 @@ def _container_alias(type_text: str, aliases: dict[str, str]) -> str:
         if t not in aliases:
             break
         t = aliases[t]
-    return t if re.search(r"\b(?:View|vector|valarray|array|span)\s*<", t) else type_text
+    return t if re.search(r"\b(?:View|vector|valarray|array|span|device_vector|host_vector|universal_vector)\s*<", t) \
+        else type_text
 
 
 def _c_aliases(root: ts.Node) -> dict[str, str]:
