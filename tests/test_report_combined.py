@@ -153,6 +153,7 @@ def test_committed_combined_board_has_the_current_columns(study_combined: Path):
 
 def test_notebook_redraws_the_combined_board_from_its_csv(study_combined: Path, monkeypatch):
     monkeypatch.setenv("HPCEVAL_COMBINED", str(study_combined))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO / "harness"), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     nb = nbformat.read(NOTEBOOK, as_version=4)
     assert not any(c.get("outputs") for c in nb.cells if c.cell_type == "code"), "committed with outputs"
