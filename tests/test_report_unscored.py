@@ -38,25 +38,29 @@ def write_run(folder: Path, llm: str, run_id: str, cells: dict[tuple[str, str], 
     return folder
 
 
-C, W, U, I = "correct", "wrong_result", "unbindable", "infra_error"
+C, W, U, X = "correct", "wrong_result", "unbindable", "infra_error"  # X: not run (infra_error)
 # "binder-gap": 10 suggestions in cpp-openmp, 6 of them unbindable (60 %): its 4 scored ones are all correct, so
 # its score alone (proficiency 1 where it has one) would look perfect
 GAP = {("axpy", "cpp-openmp"): [[C, U, U], [U, U, U], [C, C, C, U][:1]],
        ("gemv", "cpp-openmp"): [[C, U, C]]}
 # "steady": 20 suggestions, exactly one unbindable (5 %, not above the flag) and one infra_error (5 %)
 STEADY = {("axpy", "cpp-openmp"): [[C, W, C, C, C], [C, C, W, C, U]],
-          ("gemv", "cpp-openmp"): [[C, C, C, C, C], [C, W, C, C, I]]}
+          ("gemv", "cpp-openmp"): [[C, C, C, C, C], [C, W, C, C, X]]}
 # "gpu-only-here": an LLM whose whole python-numpy cell is infra_error (not run on this machine)
 GPUISH = {("axpy", "cpp-openmp"): [[C, W, C, C, C], [C, C, C, C, C], [C, C, C, C, C], [C, C, C, C, C]],
-          ("axpy", "python-numpy"): [[I, I, I, I]]}
+          ("axpy", "python-numpy"): [[X, X, X, X]]}
+
+
+def write_runs(base: Path, llms: dict[str, dict]) -> list[Path]:
+    """One evaluations.csv folder per LLM (`replay:NAME` -> cells), run ids derived from the names."""
+    return [write_run(base / llm.split(":")[-1], llm, f"{llm.split(':')[-1][:5]}01", cells)
+            for llm, cells in llms.items()]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> list[Path]:
-    base = tmp_path_factory.mktemp("unscored")
-    return [write_run(base / "gap", "replay:binder-gap", "gap0001", GAP),
-            write_run(base / "steady", "replay:steady", "std0001", STEADY),
-            write_run(base / "gpuish", "replay:gpu-only-here", "gpu0001", GPUISH)]
+    return write_runs(tmp_path_factory.mktemp("unscored"), {"replay:binder-gap": GAP, "replay:steady": STEADY,
+                                                            "replay:gpu-only-here": GPUISH})
 
 
 @pytest.fixture(scope="module")

@@ -518,6 +518,7 @@ def report(
     combined: Annotated[bool, typer.Option(help="also a combined leaderboard (combined.csv, first on the page) of the LLMs on the kernel x programming model cells all of them answered, e.g. LLMs of different publications")] = False,
     caveat: Annotated[str | None, typer.Option(help="the combined leaderboard's caveat, shown on the page and in every combined.csv row (implies --combined)")] = None,
     caveat_file: Annotated[Path | None, typer.Option(help="a file whose text is the caveat (implies --combined)")] = None,
+    pages: Annotated[bool, typer.Option(help="write the drill-down pages (one per suggestion and per table cell); --no-pages for a folder to publish")] = True,
 ) -> None:
     """Scores (proficiency, pass@k, speedup@k with CIs) -> leaderboard CSVs, HTML page, Markdown, figures."""
     from hpceval.report import build_report
@@ -536,7 +537,7 @@ def report(
     prices = load_price_table(price_table) if price_table else None
     paths = build_report(runs, out, rubric=rubric, ceilings=ceilings or None, baseline_runs=baseline or (), ks=k_values,
                          prices=prices, merge=merge, combined=combined,
-                         caveat=read_caveat(caveat, caveat_file) if combined else None)
+                         caveat=read_caveat(caveat, caveat_file) if combined else None, pages=pages)
     for path in paths:
         console.print(str(path), highlight=False)
 

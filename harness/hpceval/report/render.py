@@ -140,11 +140,13 @@ SAMPLE_COLUMNS = ["llm", "llm_spec", "run_id", "language", "model", "kernel", "s
 def build_report(runs: list[Path], out: Path, *, rubric: str | Path | Rubric | None = None,
                  ceilings: str | Path | Sequence[str | Path] | None = None, baseline_runs: Iterable[Path] = (),
                  ks: Sequence[int] = KS, n_boot: int = 2000, seed: int = 0, prices: dict | None = None,
-                 merge: bool = False, combined: bool = False, caveat: str | None = None) -> list[Path]:
+                 merge: bool = False, combined: bool = False, caveat: str | None = None,
+                 pages: bool = True) -> list[Path]:
     """Write the leaderboard CSVs, index.html, summary.md and figures/*.png into `out`; return their paths.
 
     combined (implied by a caveat): also the combined leaderboard (combined.py) of the LLMs on the kernel × model
     cells all of them answered, with `caveat` (default combined.DEFAULT_CAVEAT) on the page and in combined.csv.
+    pages: the drill-down pages (pages.py); without them (a published folder) the tables link nowhere.
     """
     runs = [Path(r) for r in runs]
     out = Path(out)
@@ -192,7 +194,7 @@ def build_report(runs: list[Path], out: Path, *, rubric: str | Path | Rubric | N
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")
     written.append(out / "manifest.json")
     written.append(_write_markdown(scores, out, fig_paths, manifest, board))
-    written.append(_write_html(scores, out, fig_paths, manifest, runs, board))
+    written.append(_write_html(scores, out, fig_paths, manifest, runs, board, pages))
     return written
 
 
@@ -292,11 +294,11 @@ def _html_table(tid: str, title: str, frame: pd.DataFrame, ks: Sequence[int], ke
 
 
 def _write_html(scores: Scores, out: Path, fig_paths: dict[str, Path], manifest: dict,
-                runs: Sequence[Path] = (), board: Combined | None = None) -> Path:
+                runs: Sequence[Path] = (), board: Combined | None = None, pages: bool = True) -> Path:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=jinja2.select_autoescape(["html", "j2"]))
-    hrefs = write_pages(env, out, scores.samples, runs, [SUMMARY_KEYS, GROUP_KEYS])
+    hrefs = write_pages(env, out, scores.samples, runs, [SUMMARY_KEYS, GROUP_KEYS]) if pages else {}
     tables = [_html_table("llms", "Per LLM", scores.llms, scores.ks, LLM_KEYS, hrefs),
               _html_table("summary", "Per LLM × programming model", scores.summary, scores.ks, SUMMARY_KEYS, hrefs),
               _html_table("leaderboard", "Per LLM × programming model × kernel", scores.leaderboard, scores.ks,
