@@ -17,7 +17,8 @@ from test_report import report_inputs
 
 REPO = Path(__file__).resolve().parents[1]
 STUDY = REPO / "notebooks" / "study_2023.ipynb"  # reads the published study CSVs, not HPCEVAL_RESULTS
-NOTEBOOKS = sorted(p for p in (REPO / "notebooks").glob("*.ipynb") if p != STUDY)
+COMBINED = REPO / "notebooks" / "leaderboard_combined.ipynb"  # reads combined.csv: tests/test_report_combined.py
+NOTEBOOKS = sorted(p for p in (REPO / "notebooks").glob("*.ipynb") if p not in (STUDY, COMBINED))
 EXECUTED = REPO / "results" / "notebooks"
 
 

@@ -282,7 +282,7 @@ def test_csvs_are_written_atomically_with_the_mode_the_umask_gives(tmp_path: Pat
     finally:
         os.umask(old)
     csvs = [p for p in written if p.suffix == ".csv"]
-    assert len(csvs) == 9 and pd.read_csv(tmp_path / "out" / "leaderboard.csv")["correct"].tolist() == [0]
+    assert len(csvs) == 10 and pd.read_csv(tmp_path / "out" / "leaderboard.csv")["correct"].tolist() == [0]
     assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in csvs} == {p.name: 0o644 for p in csvs}
     assert again == evaluations and stat.S_IMODE(evaluations.stat().st_mode) == 0o640
     assert pd.read_csv(evaluations)["verdict"].tolist() == ["build_error"]

@@ -521,9 +521,18 @@ def report(
     ks: Annotated[str, typer.Option(help="k values for pass@k and speedup@k, comma-separated")] = "1,3,5,10",
     price_table: Annotated[Path | None, typer.Option(help="TOML/JSON: model -> {prompt, completion} US$ per million tokens; the cost per feedback round in rounds.csv")] = None,
     merge: Annotated[bool, typer.Option(help="the runs of one LLM are one evaluation split across machines (CPU and GPU): per suggestion the executed row replaces the infra_error ones")] = False,
+    combined: Annotated[bool, typer.Option(help="also a combined leaderboard (combined.csv, first on the page) of the LLMs on the kernel x programming model cells all of them answered, e.g. LLMs of different publications")] = False,
+    caveat: Annotated[str | None, typer.Option(help="the combined leaderboard's caveat, shown on the page and in every combined.csv row (implies --combined)")] = None,
+    caveat_file: Annotated[Path | None, typer.Option(help="a file whose text is the caveat (implies --combined)")] = None,
+    pages: Annotated[bool, typer.Option(help="write the drill-down pages (one per suggestion and per table cell); --no-pages for a folder to publish")] = True,
 ) -> None:
     """Scores (proficiency, pass@k, speedup@k with CIs) -> leaderboard CSVs, HTML page, Markdown, figures."""
     from hpceval.report import build_report
+    from hpceval.report.combined import read_caveat
+
+    if caveat_file is not None and not caveat_file.is_file():
+        raise UserError(f"--caveat-file {caveat_file}: no such file")
+    combined = combined or caveat is not None or caveat_file is not None
 
     try:
         k_values = [int(k) for k in ks.split(",") if k.strip()]
@@ -533,7 +542,8 @@ def report(
 
     prices = load_price_table(price_table) if price_table else None
     paths = build_report(runs, out, rubric=rubric, ceilings=ceilings or None, baseline_runs=baseline or (), ks=k_values,
-                         prices=prices, merge=merge)
+                         prices=prices, merge=merge, combined=combined,
+                         caveat=read_caveat(caveat, caveat_file) if combined else None, pages=pages)
     for path in paths:
         console.print(str(path), highlight=False)
 

@@ -213,3 +213,52 @@ def figures(scores: Scores) -> dict[str, Any]:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "llm"
+
+
+def figure_combined(board: pd.DataFrame):
+    """The combined leaderboard (combined.csv, `model` `*` rows): proficiency and pass@1 with their 95 % CIs per
+    LLM, and beside them the shares of its suggestions the score does not see (unbindable, infra_error), with the
+    flag threshold drawn, so a score resting on few rows cannot be read without its gap."""
+    from hpceval.report.unscored import UNSCORED_FLAG_RATE
+
+    rows = board[board["model"] == "*"].sort_values("proficiency", ascending=True, na_position="first")
+    fig = _figure(10.0, 1.4 + 0.45 * max(len(rows), 1))
+    score_ax, gap_ax = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]}, sharey=True)
+    y = np.arange(len(rows))
+    for offset, metric, color in ((0.18, "proficiency", "#2166ac"), (-0.18, "pass_at_1", "#92c5de")):
+        if metric not in rows:
+            continue
+        value = rows[metric].to_numpy(float)
+        err = np.vstack([value - rows[f"{metric}_lo"].to_numpy(float), rows[f"{metric}_hi"].to_numpy(float) - value])
+        score_ax.barh(y + offset, np.nan_to_num(value), height=0.34, color=color, label=metric.replace("_at_", "@"),
+                      xerr=np.nan_to_num(err), error_kw={"elinewidth": 0.8, "capsize": 2})
+    score_ax.set_yticks(y, rows["llm"].tolist())
+    score_ax.set_xlim(0, 1.05)
+    score_ax.set_xlabel("score on the shared cells (95% CI)")
+    score_ax.legend(loc="lower right", fontsize=8)
+    left = np.zeros(len(rows))
+    for kind in ("unbindable", "infra_error"):
+        share = rows[f"{kind}_rate"].fillna(0).to_numpy(float)
+        gap_ax.barh(y, share, left=left, height=0.6, color=VERDICT_COLORS[kind], label=kind)
+        left += share
+    gap_ax.axvline(UNSCORED_FLAG_RATE, color="#b2182b", lw=1, ls="--", label=f"flag ({UNSCORED_FLAG_RATE:.0%})")
+    gap_ax.set_xlim(0, max(0.25, float(left.max()) * 1.1 if len(left) else 0.25))
+    gap_ax.set_xlabel("share of suggestions the score does not see")
+    gap_ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def figure_combined_models(board: pd.DataFrame, value: str = "proficiency"):
+    """The combined leaderboard per shared programming model (combined.csv rows other than `*`): LLM × model."""
+    import seaborn as sns
+
+    rows = board[board["model"] != "*"]
+    table = rows.pivot_table(index="llm", columns="model", values=value, aggfunc="mean", dropna=False)
+    table = table.reindex(columns=_model_order(table.columns))
+    fig = _figure(2.5 + 1.3 * max(len(table.columns), 1), 1.4 + 0.45 * max(len(table), 1))
+    ax = fig.subplots()
+    sns.heatmap(table, ax=ax, vmin=0, vmax=1, cmap="viridis", annot=True, fmt=".2f", cbar=True)
+    ax.set_title(f"{value.replace('_', ' ')} on the shared cells")
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    return fig

@@ -31,12 +31,14 @@ from hpceval.metrics import (
     speedup_at_k,
 )
 from hpceval.report import rounds as per_round
+from hpceval.report import unscored
 from hpceval.report.load import ReportError, discover_ceilings, load_ceilings, load_results, load_runs
 
-SCHEMA_VERSION = "1.1"  # 1.1: `round` column (feedback rounds), rounds.csv
+SCHEMA_VERSION = "1.2"  # 1.1: `round` column (feedback rounds), rounds.csv; 1.2: unscored rates, llms.csv
 KS = (1, 5, 10)
 GROUP_KEYS = ["llm", "language", "model", "kernel"]
 SUMMARY_KEYS = ["llm", "language", "model"]
+LLM_KEYS = ["llm"]
 PROMPT_KEYS = ["llm", "language", "model", "kernel", "style", "hint"]
 INFRA = Verdict.infra_error.value
 UNBINDABLE = Verdict.unbindable.value
@@ -74,6 +76,7 @@ class Scores:
     prompts: pd.DataFrame          # one row per (LLM, prompt)
     leaderboard: pd.DataFrame      # LLM x language x programming model x kernel
     summary: pd.DataFrame          # LLM x language x programming model
+    llms: pd.DataFrame             # one row per LLM over all its models and kernels
     verdicts: pd.DataFrame         # counts per LLM x language x model x kernel x verdict (long form)
     comparisons: pd.DataFrame      # paired comparisons of two LLMs on the same prompts
     curves: pd.DataFrame           # pass@k for k = 1..N per LLM x language x model
@@ -89,10 +92,17 @@ class Scores:
     summary_rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
     prompts_rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
     round_curves: pd.DataFrame = field(default_factory=pd.DataFrame)
+    llms_rounds: pd.DataFrame = field(default_factory=pd.DataFrame)
+    # one line per LLM whose unbindable or infra_error rate is above unscored.UNSCORED_FLAG_RATE
+    flags: list[str] = field(default_factory=list)
 
     @property
     def infra_errors(self) -> int:
         return int((self.samples["verdict"] == INFRA).sum())
+
+    @property
+    def unbindables(self) -> int:
+        return int((self.samples["verdict"] == UNBINDABLE).sum())
 
 
 def sample_table(frame: pd.DataFrame, baseline: pd.DataFrame, ceilings: pd.DataFrame) -> pd.DataFrame:
@@ -165,13 +175,15 @@ def prompt_scores(samples: pd.DataFrame, rubric: Rubric, ks: Sequence[int] = KS)
     return pd.DataFrame(rows, columns=columns)
 
 
-def _aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks: Sequence[int], n_boot: int,
+def aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks: Sequence[int], n_boot: int,
                seed: int) -> pd.DataFrame:
     rows = []
     prompt_groups = dict(iter(prompts.groupby(keys, sort=True))) if not prompts.empty else {}
     for gkey, g in samples.groupby(keys, sort=True):
         p = prompt_groups.get(gkey, prompts.iloc[0:0])
         row = dict(zip(keys, gkey, strict=True))
+        if "model" not in keys:
+            row["models"] = int(g["model"].nunique())
         if "kernel" not in keys:
             row["kernels"] = int(g["kernel"].nunique())
         counts = g["verdict"].value_counts()
@@ -204,7 +216,7 @@ def _aggregate(samples: pd.DataFrame, prompts: pd.DataFrame, keys: list[str], ks
             row[col] = float(vals.median()) if len(vals) else NAN
             row[f"{col}_best"] = float(vals.max()) if len(vals) else NAN
         rows.append(row)
-    frame = pd.DataFrame(rows)
+    frame = unscored.add_to(pd.DataFrame(rows))
     frame.insert(0, "schema_version", SCHEMA_VERSION)
     return frame
 
@@ -226,8 +238,10 @@ def pass_at_k_curves(prompts: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFra
 def compare_llms(prompts: pd.DataFrame, metrics: Sequence[str] = ("proficiency", "pass_at_1", "speedup_at_1"),
                  n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Every pair of LLMs on the prompts both answered (same language, model, kernel, style, hint)."""
+    sides = [f"{c}{s}" for s in ("_a", "_b") for c in ["suggestions", "unbindable", "infra_error"]
+             + unscored.RATE_COLUMNS]
     columns = ["schema_version", "llm_a", "llm_b", "model", "metric", "prompts", "mean_a", "mean_b", "diff",
-               "diff_lo", "diff_hi", "p_value", "wins_a", "ties", "wins_b"]
+               "diff_lo", "diff_hi", "p_value", "wins_a", "ties", "wins_b"] + sides
     rows = []
     llms = sorted(prompts["llm"].unique()) if not prompts.empty else []
     key = ["language", "model", "kernel", "style", "hint"]
@@ -242,14 +256,24 @@ def compare_llms(prompts: pd.DataFrame, metrics: Sequence[str] = ("proficiency",
             scopes = [("*", slice(None))] + [(m, m) for m in sorted(common.get_level_values("model").unique())]
             for scope, sel in scopes:
                 mask = np.ones(len(common), bool) if scope == "*" else (common.get_level_values("model") == sel)
+                # what each side left out of the score on the prompts both answered, all-unscored prompts included
+                left_out = {**_left_out(pa[mask], "_a"), **_left_out(pb[mask], "_b")}
                 for metric in metrics:
                     cmp = paired_comparison(pa[metric].to_numpy(float)[mask], pb[metric].to_numpy(float)[mask],
                                             n_boot=n_boot, seed=seed)
                     if cmp.prompts == 0:
                         continue
                     rows.append([SCHEMA_VERSION, a, b, scope, metric, cmp.prompts, cmp.mean_a, cmp.mean_b,
-                                 cmp.diff, cmp.lo, cmp.hi, cmp.p_value, cmp.wins_a, cmp.ties, cmp.wins_b])
+                                 cmp.diff, cmp.lo, cmp.hi, cmp.p_value, cmp.wins_a, cmp.ties, cmp.wins_b]
+                                + [left_out[c] for c in sides])
     return pd.DataFrame(rows, columns=columns)
+
+
+def _left_out(prompts: pd.DataFrame, suffix: str) -> dict:
+    """Suggestions, unbindable and infra_error counts and rates of some prompts' rows, keys ending in suffix."""
+    n, u, i = (int(prompts[c].sum()) for c in ("suggestions", "unbindable", "infra_error"))
+    return {f"suggestions{suffix}": n, f"unbindable{suffix}": u, f"infra_error{suffix}": i,
+            **unscored.rates(n, u, i, suffix)}
 
 
 def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str | Path | None = None,
@@ -297,34 +321,37 @@ def score(results: pd.DataFrame | Iterable[str | Path], *, rubric: Rubric | str 
     staged = per_round.by_round(samples, per_round.run_rounds(samples, runs))
     first = staged[0][1] if staged else samples  # the chains after round 1: each prompt's one-shot suggestions
     prompts = prompt_scores(first, rubric, ks)
-    leaderboard = _aggregate(first, prompts, GROUP_KEYS, ks, n_boot, seed)
-    summary = _aggregate(first, prompts, SUMMARY_KEYS, ks, n_boot, seed)
-    by_round = {"prompts": [], "leaderboard": [], "summary": []}
+    leaderboard = aggregate(first, prompts, GROUP_KEYS, ks, n_boot, seed)
+    summary = aggregate(first, prompts, SUMMARY_KEYS, ks, n_boot, seed)
+    llms = aggregate(first, prompts, LLM_KEYS, ks, n_boot, seed)
+    by_round: dict[str, list[pd.DataFrame]] = {"prompts": [], "leaderboard": [], "summary": [], "llms": []}
     for r, chains in staged:
         p = prompts if r == 1 else prompt_scores(chains, rubric, ks)
-        tables = {"prompts": p, "leaderboard": leaderboard if r == 1 else _aggregate(chains, p, GROUP_KEYS, ks, n_boot,
+        tables = {"prompts": p, "leaderboard": leaderboard if r == 1 else aggregate(chains, p, GROUP_KEYS, ks, n_boot,
                                                                                         seed),
-                  "summary": summary if r == 1 else _aggregate(chains, p, SUMMARY_KEYS, ks, n_boot, seed)}
+                  "summary": summary if r == 1 else aggregate(chains, p, SUMMARY_KEYS, ks, n_boot, seed),
+                  "llms": llms if r == 1 else aggregate(chains, p, LLM_KEYS, ks, n_boot, seed)}
         for name, table in tables.items():
             table = table.copy()
             table.insert(1 if "schema_version" in table else 0, "round", r)
             by_round[name].append(table)
     rounds = {name: pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
               for name, parts in by_round.items()}
-    leaderboard, summary = by_round["leaderboard"][0], by_round["summary"][0]
+    leaderboard, summary, llms = by_round["leaderboard"][0], by_round["summary"][0], by_round["llms"][0]
     verdicts = (samples.groupby(GROUP_KEYS + ["round", "verdict"]).size().rename("count").reset_index()
                 if not samples.empty else pd.DataFrame(columns=GROUP_KEYS + ["round", "verdict", "count"]))
     verdicts.insert(0, "schema_version", SCHEMA_VERSION)
     runs = _run_counts(runs, samples)
     if prompts.empty:
         notes.append("No scored suggestion in these runs.")
-    return Scores(samples=samples, prompts=with_schema(prompts), leaderboard=leaderboard, summary=summary,
+    return Scores(samples=samples, prompts=with_schema(prompts), leaderboard=leaderboard, summary=summary, llms=llms,
                   verdicts=verdicts, comparisons=compare_llms(prompts, n_boot=n_boot, seed=seed),
                   curves=pass_at_k_curves(prompts, first), runs=runs, rubric=rubric, baseline=baseline,
                   ceilings=ceil, ks=ks, notes=notes, leaderboard_rounds=rounds["leaderboard"],
                   summary_rounds=rounds["summary"], prompts_rounds=with_schema(rounds["prompts"]),
                   round_curves=with_schema(per_round.curves(rounds["prompts"], per_round.load_usage(paths), runs, ks,
-                                                                   prices)))
+                                                                   prices)),
+                  llms_rounds=rounds["llms"], flags=unscored.flag_notes(llms))
 
 
 def with_schema(frame: pd.DataFrame) -> pd.DataFrame:
@@ -337,12 +364,13 @@ def _run_counts(runs: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
     counts = samples.groupby("run_id").agg(
         llm=("llm", "first"), suggestions=("verdict", "size"),
         correct=("verdict", lambda v: int((v == CORRECT).sum())),
-        infra_error=("verdict", lambda v: int((v == INFRA).sum()))).reset_index()
+        infra_error=("verdict", lambda v: int((v == INFRA).sum())),
+        unbindable=("verdict", lambda v: int((v == UNBINDABLE).sum()))).reset_index()
     if runs.empty or "llm_spec" not in runs:
         out = counts
     else:
         out = runs.drop(columns=["config", "environment"]).merge(counts, on="run_id", how="left")
-    out = out.fillna({"suggestions": 0, "correct": 0, "infra_error": 0})
-    for col in ("suggestions", "correct", "infra_error"):
+    out = out.fillna({"suggestions": 0, "correct": 0, "infra_error": 0, "unbindable": 0})
+    for col in ("suggestions", "correct", "infra_error", "unbindable"):
         out[col] = out[col].astype(int)
     return with_schema(out)
