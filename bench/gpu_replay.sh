@@ -8,7 +8,9 @@
 # (default: the GPU models that have a toolchain on that machine) into $OUT/NAME/ (results.sqlite and
 # evaluations.csv). Prepare .whl/ and .gpu-carry/ as bench/gpu_selftest.sh's header says and put the replay files
 # under .gpu-carry/ (ignored by git: research data never enters the repository); carry [".whl", ".gpu-carry"].
-# Merge here with `hpceval report CPU_DIR $OUT/NAME ...`.
+# Merge here with `hpceval report CPU_DIR $OUT/NAME ...`. RUN_ARGS: more `hpceval run` options (e.g. "--no-timing
+# --kernels axpy,gemv,gemm -n 20"); PACK=1 packs every NAME/ folder into $OUT/replay.tgz (the device tool brings
+# back at most 8 files).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -30,7 +32,10 @@ for pair in "$@"; do
   file=${pair#*=}
   step "$name: $file over $MODELS"
   python3 -m hpceval.cli run --llm "replay:$file" --style paper --hints all -n 30 --models "$MODELS" \
-    --jobs "$JOBS" --out "$OUT/$name" || rc=1
+    --jobs "$JOBS" --out "$OUT/$name" ${RUN_ARGS:-} || rc=1
 done
+if [ -n "${PACK:-}" ]; then
+  (cd "$OUT" && tar czf replay.tgz */evaluations.csv */results.sqlite && for pair in "$@"; do rm -rf "${pair%%=*}"; done)
+fi
 step "done (rc=$rc)"
 exit $rc
