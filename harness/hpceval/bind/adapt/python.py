@@ -93,6 +93,9 @@ class ParamType:
     fields: list[str] = field(default_factory=list)
     cls: str | None = None
     matmul: bool = False  # used as `p @ v` / `p.dot(v)`: a SciPy matrix where the kernel is sparse
+    # a scalar that reaches a `@triton.jit` kernel: handed as a Python float/int (Triton's launcher refuses NumPy
+    # scalars: "failed to specialize argument of type: numpy.float32"); the evidence, else ""
+    native: str = ""
 
     def role(self, kr: KernelRoles, name: str) -> Role | None:
         """The role a record parameter takes: the canonical parameters its fields carry (each field named like one
@@ -180,6 +183,7 @@ class _Module:
     def __init__(self, tree: ast.Module):
         self.alias: dict[str, str] = {}
         self.kernels: dict[str, str] = {}  # name -> library its arguments must be on
+        self.triton: set[str] = set()  # the @triton.jit kernels (their scalars must be Python scalars)
         self.classes: dict[str, list[str]] = {}
         self.functions: dict[str, ast.FunctionDef] = {}
         for node in tree.body:
@@ -196,6 +200,8 @@ class _Module:
                     lib = self._jit_library(d)
                     if lib:
                         self.kernels[node.name] = lib
+                    if lib == "torch":
+                        self.triton.add(node.name)
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [s.target.id for s in node.body
                                            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
@@ -253,12 +259,17 @@ def _is(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _kernel_called(mod: _Module, func: ast.AST) -> str | None:
-    """The library whose arrays a call's callee wants: `k(...)`, `k[grid, block](...)`, `k.forall(n)(...)`."""
+def _callee_name(func: ast.AST) -> str | None:
+    """The kernel a call launches: `k(...)`, `k[grid, block](...)`, `k.forall(n)(...)`."""
     node = func
     while isinstance(node, (ast.Subscript, ast.Call, ast.Attribute)):
         node = node.func if isinstance(node, ast.Call) else node.value
-    return mod.kernels.get(node.id) if isinstance(node, ast.Name) else None
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _kernel_called(mod: _Module, func: ast.AST) -> str | None:
+    """The library whose arrays a call's callee wants."""
+    return mod.kernels.get(_callee_name(func) or "")
 
 
 def _call_args(call: ast.Call) -> list[ast.AST]:
@@ -281,6 +292,7 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
             return ParamType("record", f"annotated with its own class {cls}", list(mod.classes[cls]), cls)
     host = device = None
     matmul = False
+    native = ""
     attrs: list[str] = []
     keys: list[str] = []
     unpacked: list[str] = []
@@ -290,6 +302,8 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
             args = _call_args(node)
             here = [a for a in args if _is(a, name)]
             module, _, last = func.rpartition(".")
+            if here and _callee_name(node.func) in mod.triton:
+                native = native or f"handed to the Triton kernel {ast.unparse(node.func)}"
             if here and last in TRANSFERS_IN.get(module, ()):
                 host = host or f"copied to the device by {ast.unparse(node.func)}()"
             elif here and last == "asnumpy" and node.args and _is(node.args[0], name):
@@ -307,6 +321,8 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
                 params = [a.arg for a in helper.args.args]
                 if position is not None and position < len(params) and helper is not fn:
                     inner = _param_type(mod, helper, params[position], depth + 1)
+                    if inner.native:
+                        native = native or f"handed to {helper.name}, where it is {inner.native}"
                     if inner.device:
                         device = device or (inner.kind, f"handed to {helper.name}, where it is {inner.why}")
                     elif inner.why.startswith(("copied", "receives")):
@@ -338,10 +354,13 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
                     f"{w}(" in value or f".{w}" in value for w in ("asnumpy", "copy_to_host", ".get", ".cpu")):
                 host = f"receives a device result ({value[:40]})"
     if host:
-        return ParamType("numpy", host)
-    if device:
-        return ParamType(device[0], device[1])
-    return _record_type(mod, name, attrs, keys, unpacked, matmul)
+        found = ParamType("numpy", host)
+    elif device:
+        found = ParamType(device[0], device[1])
+    else:
+        found = _record_type(mod, name, attrs, keys, unpacked, matmul)
+    found.native = native
+    return found
 
 
 def _record_type(mod: _Module, name: str, attrs: list[str], keys: list[str], unpacked: list[str], matmul: bool
