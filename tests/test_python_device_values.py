@@ -334,7 +334,7 @@ def test_device_arrays_are_views_of_guarded_buffers(catalog, model, code):
     setup, teardown = "\n".join(b.setup), "\n".join(b.teardown)
     for name in ("x", "y"):
         assert f'hp_guarded(ns["{name}"]' in setup, b.setup
-        assert f'hp_check_pad(' in teardown and f"'{name}'" in teardown, b.teardown
+        assert 'hp_check_pad(' in teardown and f"'{name}'" in teardown, b.teardown
     timed = driver.split("t0 = _clock()", 1)[1].split("t1 = _clock()", 1)[0]
     assert "hp_check_pad" not in timed and "hp_guarded" not in timed, timed
     assert "def hp_check_pad" in driver and "def hp_guarded" in driver

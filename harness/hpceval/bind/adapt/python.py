@@ -16,6 +16,11 @@ What a parameter is comes from the suggestion's code, never from its name (infer
 Host evidence wins over device evidence (a function that copies a parameter itself wants it on the host), and a
 parameter with no evidence either way is a NumPy array, as before.
 
+Device arrays are views of the first n elements of device buffers of n + HP_PAD elements (guard zones): the pad
+holds a pattern (NaN after inputs, a large finite value after outputs, as the host driver's guards), and after the
+call the driver checks it is intact, so a kernel that stores past n (a Triton kernel without a mask, a CUDA kernel
+without its `if (i < n)`) is reported ("wrote past the end of y") instead of landing in the allocator's slack.
+
 Device arrays are made before the clock starts and copied back (outputs, and inputs a call may have clobbered) after
 it stops; a returned device array is read back by the driver's host_value (HOST_VALUE_SOURCE) after the clock stops,
 with each library's own call. So no conversion is ever timed; on the GPU the timing run reports the kernel-only
@@ -43,13 +48,21 @@ class DeviceArray:
     read: str  # {v}: the device value
     label: str
 
-    def build(self, var: str, host: str) -> Built:
-        mod = f"hp_{self.kind}"
-        contiguous = f"np.ascontiguousarray({host})"
+    def build(self, var: str, host: str, name: str = "", output: bool = False) -> Built:
+        """`var`: the first n elements of a guarded device buffer made from `host`; the teardown copies it back
+        and checks the guard zone (`name`: the array in the report; `output`: which pattern the pad holds)."""
+        mod, full = f"hp_{self.kind}", f"{var}_guarded"
+        guarded = f"hp_guarded({host}, {output})"
         return Built(setup=[f"{mod} = __import__({self.module!r}, fromlist=['_'])",
-                            f"{var} = {self.make.format(m=mod, h=contiguous)}"],
-                     arg=var, teardown=[f"{host}[...] = {self.read_back(var)}"],
-                     note=f"passed as {self.label}, made before the timed call and copied back after it")
+                            f"{full} = {self.make.format(m=mod, h=guarded)}",
+                            f"{var} = {full}[:{host}.size].reshape({host}.shape)"],
+                     arg=var, teardown=[f"{host}[...] = {self.read_back(var)}", self.check(full, host, name, output)],
+                     note=f"passed as {self.label} (a guarded buffer), made before the timed call and copied back "
+                          "after it")
+
+    def check(self, full: str, host: str, name: str, output: bool) -> str:
+        """The statement that checks the guard zone after the call (reads it back with the library's call)."""
+        return f"hp_check_pad({self.read_back(f'{full}[{host}.size:]')}, {name!r}, {output})"
 
     def read_back(self, value: str) -> str:
         return self.read.format(v=value)
@@ -80,6 +93,45 @@ def host_value(value):
     if hasattr(value, "copy_to_host"):  # numba device arrays (and the simulator's)
         return value.copy_to_host()
     return value
+'''
+
+
+# The driver's guard zones of device arrays (DeviceArray.build): made before the clock starts, checked after it
+# stops. The report is read by the harness as wrong_result (checks.base run_failure, OUT_OF_BOUNDS).
+DEVICE_GUARD_SOURCE = '''
+HP_PAD = 4096  # elements after each device array: at least one block of any launch
+_hp_exit = os._exit
+
+
+def hp_pad_value(dtype, output):
+    """The guard pattern: NaN after inputs (a read past the end poisons the result), a large finite value after
+    outputs (a store past the end changes it, NaN included)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return -1.2345678e30 if output else np.nan
+    return np.iinfo(dtype).min + 7 if dtype.kind in "iu" else 0
+
+
+def hp_guarded(host, output):
+    """The host array's elements followed by HP_PAD guard elements, as one contiguous host buffer."""
+    flat = np.ravel(host)
+    full = np.empty(flat.size + HP_PAD, dtype=flat.dtype)
+    full[:flat.size] = flat
+    full[flat.size:] = hp_pad_value(flat.dtype, output)
+    return full
+
+
+def hp_check_pad(pad, name, output):
+    """Leave with the out-of-bounds report when a guard element changed (bit for bit)."""
+    pad = np.ascontiguousarray(pad)
+    expected = np.full(pad.shape, hp_pad_value(pad.dtype, output), dtype=pad.dtype)
+    changed = int(np.count_nonzero((pad.view(np.uint8).reshape(pad.size, -1)
+                                    != expected.view(np.uint8).reshape(pad.size, -1)).any(axis=1)))
+    if changed:
+        sys.stderr.write(f"hpceval out of bounds: the kernel wrote past the end of {name} ({changed} elements "
+                         "beyond n)\\n")
+        sys.stderr.flush()
+        _hp_exit(5)
 '''
 
 
