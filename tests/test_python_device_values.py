@@ -31,6 +31,7 @@ from hpceval.bind.adapt.python import infer_parameter_types
 from hpceval.contracts import ProcResult, Verdict
 from hpceval.toolchains.cuda import nvidia_gpu
 from test_model_work import Plant, V
+from test_python_adapters import TRITON_TENSORS
 from test_work_ran import OK, _job, _static
 
 try:
@@ -62,17 +63,7 @@ def _call(driver: str) -> str:
 
 
 # ================================================================================================ Triton scalars
-TRITON_KERNEL = """
-import torch
-import triton
-import triton.language as tl
-
-@triton.jit
-def _axpy(x_ptr, y_ptr, a, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(y_ptr + offs, a * tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-"""
+TRITON_KERNEL = TRITON_TENSORS.split("def saxpy")[0].rstrip() + "\n"  # the @triton.jit kernel alone
 
 SCALARS = [
     # (id, model, code, {parameter: "float" | "int" | None (a NumPy scalar, as the driver holds it)})
