@@ -86,11 +86,13 @@ class Module:
 
 
 def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set[str], returned: bool,
-                        what: str) -> str | None:
+                        what: str, device: frozenset[str] = frozenset()) -> str | None:
     """None when the outputs' values come from the model's work (or the code is not read); else the evidence.
 
     outputs/inputs: the bound function's parameter names of the kernel's output/input arrays; returned: whether
-    an output is delivered by the return value; what: the model's work in words ("jitted code", "device work")."""
+    an output is delivered by the return value; what: the model's work in words ("jitted code", "device work");
+    device: the parameters the driver hands as device arrays (bind.adapt.python: annotated, or used as one), whose
+    arithmetic is device work."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -99,7 +101,8 @@ def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set
     fn = mod.functions.get(function.split(".")[-1])
     if fn is None or fn.name in mod.jitted:
         return None
-    writes = _Function(mod, fn, {p: Val("input", array=True) for p in inputs}, outputs, depth=0).run(returned)
+    params = {p: Val("input", p in device, array=True) for p in inputs}
+    writes = _Function(mod, fn, params, outputs, depth=0, device=set(device) & outputs).run(returned)
     for name in sorted({w.output for w in writes}):
         mine = sorted((w for w in writes if w.output == name), key=lambda w: w.line)
         model_lines = [w.line for w in mine if w.value.kind == "accel"]
@@ -200,8 +203,10 @@ def _is_jit(mod: Module, dec: ast.expr) -> bool:
 class _Function:
     """One host function: the values of its names (to a fixed point), then the writes to the outputs."""
 
-    def __init__(self, mod: Module, fn: ast.FunctionDef, params: dict[str, Val], outputs: set[str], depth: int):
+    def __init__(self, mod: Module, fn: ast.FunctionDef, params: dict[str, Val], outputs: set[str], depth: int,
+                 device: set[str] | None = None):
         self.mod, self.fn, self.outputs, self.depth = mod, fn, set(outputs), depth
+        self.device = device or set()  # outputs that are device arrays: reading one reads device data
         self.names: dict[str, Val] = dict(params)
         self.params = {p for p in params if p not in outputs}  # the kernel's inputs: a launch reads them
         self.aliases: dict[str, str] = {}  # local view of an output -> the output
@@ -331,11 +336,15 @@ class _Function:
             return NONE
         if isinstance(node, ast.Name):
             if node.id in self.outputs or node.id in self.aliases:
-                return Val("input", array=True)
+                return Val("input", self.aliases.get(node.id, node.id) in self.device, array=True)
             return self.names.get(node.id, NONE)
         if isinstance(node, ast.Subscript):
             self.value(node.slice)
-            return self.value(node.value)
+            base = self.value(node.value)
+            if base.device and "sweep" in self.loops and not _whole_index(node):
+                # one element of a device array in a Python loop: read to the host, worked on there
+                return Val(base.kind, False, base.origin, base.array)
+            return base
         if isinstance(node, ast.Attribute):
             return NONE if node.attr in SCALAR else self.value(node.value)
         if isinstance(node, ast.BinOp):
@@ -357,8 +366,10 @@ class _Function:
         return NONE
 
     def _op(self, vals: list[Val], node: ast.AST, bulk: bool) -> Val:
-        """An operation on values: on the device when any operand is device-resident; else host work."""
-        if any(v.device for v in vals):
+        """An operation on values: on the device when any operand is device-resident and none is host work (a
+        host copy or result beside a device array is host work: NumPy computes it); else host work."""
+        if any(v.device for v in vals) and not any(not v.device and (v.kind in ("host", "bulk") or (
+                v.kind == "input" and v.array)) for v in vals):
             return Val("accel", True, array=True)
         kinds = {v.kind for v in vals}
         host_bulk = next((v for v in vals if v.kind == "bulk"), None)
@@ -439,6 +450,8 @@ class _Function:
             if last in CONVERT or last in ("tensor", "as_tensor", "asarray"):
                 return data
         if root in ("numpy", "torch", "math", "scipy") or name in ("sum", "abs", "max", "min", "sorted"):
+            if root == "numpy" and (last in CONVERT or last in ("asarray", "array", "copy")):
+                return Val(data.kind, False, data.origin, data.array)  # NumPy's copy: on the host
             if last in CONVERT or last in TO_DEVICE or last in ("asarray", "array", "copy"):
                 return data
             return self._op(vals or [NONE], node, bulk=last in BULK or name == "sum")

@@ -138,10 +138,10 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
         files["kernel.py"] = code
         scalars = [f'("{p.name}", {_pytype(p, spec)})' for p in spec.params if not p.is_array]
         arrays = [f'("{p.name}", {_pytype(p, spec)}, {[str(e) for e in p.shape]!r})' for p in spec.params if p.is_array]
-        from hpceval.bind.adapt.python import HOST_VALUE_SOURCE
+        from hpceval.bind.adapt.python import DEVICE_GUARD_SOURCE, HOST_VALUE_SOURCE
 
         files["driver.py"] = _ENV.get_template("python.j2").render(
-            kernel_file="kernel.py", host_value=HOST_VALUE_SOURCE.strip("\n"), scalar_types="[" + ", ".join(scalars) + "]",
+            kernel_file="kernel.py", host_value=(HOST_VALUE_SOURCE + DEVICE_GUARD_SOURCE).strip("\n"), scalar_types="[" + ", ".join(scalars) + "]",
             arrays="[" + ", ".join(arrays) + "]", **context)
     elif lang.id == "cpp":
         from hpceval.analysis.completeness import drop_local_headers

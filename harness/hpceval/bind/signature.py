@@ -507,7 +507,9 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
                       call=glue.call if (glue.call and not (lang == "python" and glue.call == f"kernel({', '.join(glue.args)})")) else None,
                       setup=glue.setup, teardown=glue.teardown, decls=glue.decls,
                       source=None if (exact and clean and not added) else source, module=module if not (exact and clean) else None)
-    if exact and clean and precision == base_dtype and spec.returned is None:  # a returned result taken as an argument: the glue's call
+    # a returned result taken as an argument: the glue's call; scalars a Triton kernel takes as Python scalars too
+    native = any(getattr(t, "native", "") for t in (fn.types or {}).values())
+    if exact and clean and precision == base_dtype and spec.returned is None and not native:
         lang_obj = catalog().languages[lang]
         canon = canonical_binding(spec, lang_obj)
         binding.args, binding.returns, binding.call = canon.args, canon.returns, None

@@ -84,7 +84,7 @@ class Job:
             return self.verdict(Verdict.timeout, f"{where}; killed after {self.run_limits.wall_s:.0f} s",
                                 run_s=result.seconds, max_rel_error=None)
         tamper = TAMPER.search(result.stderr or "") if result.returncode != 0 else None
-        if tamper:  # the Python driver caught the suggestion replacing its clock (bind/drivers/python.j2)
+        if tamper:  # the Python driver caught the suggestion replacing its clock or writing past an array's end
             return self.verdict(Verdict.wrong_result, f"{where}; {tamper.group(1)}", run_s=result.seconds,
                                 max_rel_error=None)
         if result.returncode != 0:
@@ -160,5 +160,7 @@ def only_case(job: Job, case: Case) -> None:
     write_cases(job.workdir, job.spec, job.lang, [case])
 
 
-TAMPER = re.compile(r"hpceval tamper: ([^\n]*)")
+# the Python driver's reports that decide a verdict (bind/drivers/python.j2): the suggestion replaced its clock, or a
+# kernel stored past the end of a device array (its guard zone, bind.adapt.python DEVICE_GUARD_SOURCE)
+TAMPER = re.compile(r"hpceval (?:tamper|out of bounds): ([^\n]*)")
 STARTUP_FAILURE = re.compile(r"Fatal Python error: (init_\w+|_?Py_Initialize\w*|_PyInterpreter\w*)[^\n]*")

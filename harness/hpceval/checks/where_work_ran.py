@@ -15,6 +15,7 @@ from __future__ import annotations
 from hpceval.analysis.source import strip_comments
 from hpceval.analysis.where_cpp import host_sweep_problem
 from hpceval.analysis.where_python import host_writes_problem
+from hpceval.bind.adapt.python import infer_parameter_types
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
 
@@ -42,7 +43,10 @@ def work_where_the_model_runs(job: Job) -> Evaluation | None:
     function = job.function or job.spec.function
     outputs, inputs, returned = _names(job)
     if job.model.id in PYTHON_MODELS:
-        problem = host_writes_problem(job.code, function, outputs, inputs, returned, PYTHON_MODELS[job.model.id])
+        types = infer_parameter_types(job.code, function.split(".")[-1])
+        device = frozenset(name for name, t in types.items() if t.device)  # handed as device arrays by the driver
+        problem = host_writes_problem(job.code, function, outputs, inputs, returned, PYTHON_MODELS[job.model.id],
+                                      device)
     elif job.model.id in CPP_MODELS:
         problem = host_sweep_problem(strip_comments(job.code, job.lang), function, outputs, inputs)
     else:

@@ -16,6 +16,11 @@ What a parameter is comes from the suggestion's code, never from its name (infer
 Host evidence wins over device evidence (a function that copies a parameter itself wants it on the host), and a
 parameter with no evidence either way is a NumPy array, as before.
 
+Device arrays are views of the first n elements of device buffers of n + HP_PAD elements (guard zones): the pad
+holds a pattern (NaN after inputs, a large finite value after outputs, as the host driver's guards), and after the
+call the driver checks it is intact, so a kernel that stores past n (a Triton kernel without a mask, a CUDA kernel
+without its `if (i < n)`) is reported ("wrote past the end of y") instead of landing in the allocator's slack.
+
 Device arrays are made before the clock starts and copied back (outputs, and inputs a call may have clobbered) after
 it stops; a returned device array is read back by the driver's host_value (HOST_VALUE_SOURCE) after the clock stops,
 with each library's own call. So no conversion is ever timed; on the GPU the timing run reports the kernel-only
@@ -43,13 +48,21 @@ class DeviceArray:
     read: str  # {v}: the device value
     label: str
 
-    def build(self, var: str, host: str) -> Built:
-        mod = f"hp_{self.kind}"
-        contiguous = f"np.ascontiguousarray({host})"
+    def build(self, var: str, host: str, name: str = "", output: bool = False) -> Built:
+        """`var`: the first n elements of a guarded device buffer made from `host`; the teardown copies it back
+        and checks the guard zone (`name`: the array in the report; `output`: which pattern the pad holds)."""
+        mod, full = f"hp_{self.kind}", f"{var}_guarded"
+        guarded = f"hp_guarded({host}, {output})"
         return Built(setup=[f"{mod} = __import__({self.module!r}, fromlist=['_'])",
-                            f"{var} = {self.make.format(m=mod, h=contiguous)}"],
-                     arg=var, teardown=[f"{host}[...] = {self.read_back(var)}"],
-                     note=f"passed as {self.label}, made before the timed call and copied back after it")
+                            f"{full} = {self.make.format(m=mod, h=guarded)}",
+                            f"{var} = {full}[:{host}.size].reshape({host}.shape)"],
+                     arg=var, teardown=[f"{host}[...] = {self.read_back(var)}", self.check(full, host, name, output)],
+                     note=f"passed as {self.label} (a guarded buffer), made before the timed call and copied back "
+                          "after it")
+
+    def check(self, full: str, host: str, name: str, output: bool) -> str:
+        """The statement that checks the guard zone after the call (reads it back with the library's call)."""
+        return f"hp_check_pad({self.read_back(f'{full}[{host}.size:]')}, {name!r}, {output})"
 
     def read_back(self, value: str) -> str:
         return self.read.format(v=value)
@@ -83,6 +96,45 @@ def host_value(value):
 '''
 
 
+# The driver's guard zones of device arrays (DeviceArray.build): made before the clock starts, checked after it
+# stops. The report is read by the harness as wrong_result (checks.base run_failure, OUT_OF_BOUNDS).
+DEVICE_GUARD_SOURCE = '''
+HP_PAD = 4096  # elements after each device array: at least one block of any launch
+_hp_exit = os._exit
+
+
+def hp_pad_value(dtype, output):
+    """The guard pattern: NaN after inputs (a read past the end poisons the result), a large finite value after
+    outputs (a store past the end changes it, NaN included)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return -1.2345678e30 if output else np.nan
+    return np.iinfo(dtype).min + 7 if dtype.kind in "iu" else 0
+
+
+def hp_guarded(host, output):
+    """The host array's elements followed by HP_PAD guard elements, as one contiguous host buffer."""
+    flat = np.ravel(host)
+    full = np.empty(flat.size + HP_PAD, dtype=flat.dtype)
+    full[:flat.size] = flat
+    full[flat.size:] = hp_pad_value(flat.dtype, output)
+    return full
+
+
+def hp_check_pad(pad, name, output):
+    """Leave with the out-of-bounds report when a guard element changed (bit for bit)."""
+    pad = np.ascontiguousarray(pad)
+    expected = np.full(pad.shape, hp_pad_value(pad.dtype, output), dtype=pad.dtype)
+    changed = int(np.count_nonzero((pad.view(np.uint8).reshape(pad.size, -1)
+                                    != expected.view(np.uint8).reshape(pad.size, -1)).any(axis=1)))
+    if changed:
+        sys.stderr.write(f"hpceval out of bounds: the kernel wrote past the end of {name} ({changed} elements "
+                         "beyond n)\\n")
+        sys.stderr.flush()
+        _hp_exit(5)
+'''
+
+
 @dataclass
 class ParamType:
     """What a parameter is, with the evidence (`why`). Records: `fields` maps each field (attribute, key, or the
@@ -93,6 +145,9 @@ class ParamType:
     fields: list[str] = field(default_factory=list)
     cls: str | None = None
     matmul: bool = False  # used as `p @ v` / `p.dot(v)`: a SciPy matrix where the kernel is sparse
+    # a scalar that reaches a `@triton.jit` kernel: handed as a Python float/int (Triton's launcher refuses NumPy
+    # scalars: "failed to specialize argument of type: numpy.float32"); the evidence, else ""
+    native: str = ""
 
     def role(self, kr: KernelRoles, name: str) -> Role | None:
         """The role a record parameter takes: the canonical parameters its fields carry (each field named like one
@@ -180,6 +235,7 @@ class _Module:
     def __init__(self, tree: ast.Module):
         self.alias: dict[str, str] = {}
         self.kernels: dict[str, str] = {}  # name -> library its arguments must be on
+        self.triton: set[str] = set()  # the @triton.jit kernels (their scalars must be Python scalars)
         self.classes: dict[str, list[str]] = {}
         self.functions: dict[str, ast.FunctionDef] = {}
         for node in tree.body:
@@ -196,6 +252,8 @@ class _Module:
                     lib = self._jit_library(d)
                     if lib:
                         self.kernels[node.name] = lib
+                    if lib == "torch":
+                        self.triton.add(node.name)
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [s.target.id for s in node.body
                                            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
@@ -253,12 +311,17 @@ def _is(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _kernel_called(mod: _Module, func: ast.AST) -> str | None:
-    """The library whose arrays a call's callee wants: `k(...)`, `k[grid, block](...)`, `k.forall(n)(...)`."""
+def _callee_name(func: ast.AST) -> str | None:
+    """The kernel a call launches: `k(...)`, `k[grid, block](...)`, `k.forall(n)(...)`."""
     node = func
     while isinstance(node, (ast.Subscript, ast.Call, ast.Attribute)):
         node = node.func if isinstance(node, ast.Call) else node.value
-    return mod.kernels.get(node.id) if isinstance(node, ast.Name) else None
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _kernel_called(mod: _Module, func: ast.AST) -> str | None:
+    """The library whose arrays a call's callee wants."""
+    return mod.kernels.get(_callee_name(func) or "")
 
 
 def _call_args(call: ast.Call) -> list[ast.AST]:
@@ -281,6 +344,7 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
             return ParamType("record", f"annotated with its own class {cls}", list(mod.classes[cls]), cls)
     host = device = None
     matmul = False
+    native = ""
     attrs: list[str] = []
     keys: list[str] = []
     unpacked: list[str] = []
@@ -290,6 +354,8 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
             args = _call_args(node)
             here = [a for a in args if _is(a, name)]
             module, _, last = func.rpartition(".")
+            if here and _callee_name(node.func) in mod.triton:
+                native = native or f"handed to the Triton kernel {ast.unparse(node.func)}"
             if here and last in TRANSFERS_IN.get(module, ()):
                 host = host or f"copied to the device by {ast.unparse(node.func)}()"
             elif here and last == "asnumpy" and node.args and _is(node.args[0], name):
@@ -307,6 +373,8 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
                 params = [a.arg for a in helper.args.args]
                 if position is not None and position < len(params) and helper is not fn:
                     inner = _param_type(mod, helper, params[position], depth + 1)
+                    if inner.native:
+                        native = native or f"handed to {helper.name}, where it is {inner.native}"
                     if inner.device:
                         device = device or (inner.kind, f"handed to {helper.name}, where it is {inner.why}")
                     elif inner.why.startswith(("copied", "receives")):
@@ -338,10 +406,13 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
                     f"{w}(" in value or f".{w}" in value for w in ("asnumpy", "copy_to_host", ".get", ".cpu")):
                 host = f"receives a device result ({value[:40]})"
     if host:
-        return ParamType("numpy", host)
-    if device:
-        return ParamType(device[0], device[1])
-    return _record_type(mod, name, attrs, keys, unpacked, matmul)
+        found = ParamType("numpy", host)
+    elif device:
+        found = ParamType(device[0], device[1])
+    else:
+        found = _record_type(mod, name, attrs, keys, unpacked, matmul)
+    found.native = native
+    return found
 
 
 def _record_type(mod: _Module, name: str, attrs: list[str], keys: list[str], unpacked: list[str], matmul: bool

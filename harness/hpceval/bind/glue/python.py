@@ -56,7 +56,9 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
         else:
             at = len(g.teardown)
             expr = _py_array(g, plans[role.name], spec)
-            expr = _py_device(g, p, expr, at, returned=role.name == m.returned)
+            expr = _py_device(g, p, role, expr, at, returned=role.name == m.returned)
+        if not role.is_array and not role.fields:
+            expr = _py_scalar(g, p, role, expr)
         g.args.append(f"{p.name}={expr}" if use_keywords or p.keyword_only else expr)
     scale_outputs(g, m, kr, lambda name: f'ns["{name}"][...] *= {m.scale!r}', g.teardown)
     call = f"kernel({', '.join(g.args)})"
@@ -76,19 +78,31 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
     return g
 
 
-def _py_device(g: Glue, p: SParam, host: str, at: int, returned: bool = False) -> str:
+def _py_device(g: Glue, p: SParam, role: Role, host: str, at: int, returned: bool = False) -> str:
     """The array argument `host` as the device array the suggestion's code asks for (bind.adapt.python), made in
     the setup and copied back first thing in the teardown (before a temporary goes back to the driver's array);
-    not where the function returns that output instead (the returned value is what the driver keeps)."""
+    not where the function returns that output instead (the returned value is what the driver keeps). Its guard
+    zone is checked either way."""
     t = g.types.get(p.name)
     if t is None or not t.device:
         return host
-    built = DEVICE[t.kind].build(f"hp_dev_{p.name}", host)
+    built = DEVICE[t.kind].build(f"hp_dev_{p.name}", host, role.name, role.is_output)
     g.setup.extend(built.setup)
-    if not returned:
-        g.teardown[at:at] = built.teardown
+    g.teardown[at:at] = built.teardown if not returned else built.teardown[1:]
     g.notes.append(f"{p.name}: {built.note} ({t.why})")
     return built.arg
+
+
+def _py_scalar(g: Glue, p: SParam, role: Role, expr: str) -> str:
+    """A scalar as the driver holds it (a NumPy scalar of the kernel's type: NumPy and Numba code computes in it),
+    or as a Python float/int where it reaches a Triton kernel, whose launcher refuses NumPy scalars."""
+    t = g.types.get(p.name)
+    casts = {"real": "float", "int": "int", "index": "int", "bool": "bool"}
+    if t is None or not t.native or role.kind not in casts:
+        return expr
+    cast = casts[role.kind]
+    g.notes.append(f"{p.name}: passed as a Python {cast} ({t.native})")
+    return f"{cast}({expr})"
 
 
 def _py_record(g: Glue, p: SParam, role: Role) -> str:
