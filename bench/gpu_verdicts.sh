@@ -8,7 +8,7 @@
 #
 # carry [".whl", ".gpu-carry"] (bench/gpu_selftest.sh's header says how to fill them; pytest, pluggy, iniconfig and
 # scipy are among the wheels). Writes $OUT/gpu_tests.log (pytest's report, -rA: every test's outcome) and, with
-# --selftest, $OUT/selftest.md and $OUT/gpu_selftest.log.
+# --selftest, $OUT/selftest.md. TESTS_S and SELFTEST_S bound each part (seconds), so that what finished comes back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -33,16 +33,16 @@ source "$ROOT/bench/gpu_env.sh"
 rc=0
 if [ "$TESTS" = 1 ]; then
   step "GPU verdict tests"
-  python3 -m pytest -q -p no:cacheprovider -rfEsx -m gpu \
+  timeout "${TESTS_S:-330}" python3 -m pytest -q -p no:cacheprovider -rfEsx -m gpu \
     tests/test_gpu_launch_from_main.py tests/test_gpu_launch_python.py tests/test_python_adapters.py \
-    tests/test_work_ran.py tests/test_toolchains_gpu.py $(ls tests/test_gpu_types.py 2>/dev/null) \
-    > "$OUT/gpu_tests.log" 2>&1
+    tests/test_work_ran.py tests/test_toolchains_gpu.py tests/test_thrust_params.py \
+    tests/test_embedded_kernel_launch.py tests/test_python_device_values.py > "$OUT/gpu_tests.log" 2>&1
   rc=$?
   tail -n 60 "$OUT/gpu_tests.log"
 fi
 if [ -n "$SELFTEST" ]; then
   step "GPU self-test: $SELFTEST"
-  python3 bench/gpu_selftest.py --out "$OUT" --jobs 16 --models "$SELFTEST" "${PERF[@]}"
+  timeout "${SELFTEST_S:-400}" python3 bench/gpu_selftest.py --out "$OUT" --jobs 16 --models "$SELFTEST" "${PERF[@]}"
   rc=$(( rc | $? ))
 fi
 step "done (rc=$rc)"
