@@ -244,18 +244,21 @@ end subroutine
 
 F_ROWMAJOR_A = """
 subroutine gemm_rm(m, n, k, a, b, c)
+  implicit none
   integer, intent(in) :: m, n, k
-  real(8), intent(in) :: a(m*k), b(k, n)
-  real(8), intent(out) :: c(m, n)
+  double precision, dimension(m*k), intent(in) :: a   ! A row by row (C order): A(i,l) is a((i-1)*k + l)
+  double precision, dimension(k, n), intent(in) :: b
+  double precision, dimension(m, n), intent(out) :: c
   integer :: i, j, l
-  ! a holds A row by row (C order): A(i,l) is a((i-1)*k + l)
-  !$omp parallel do private(i, l)
-  do j = 1, n
-    do i = 1, m
-      c(i, j) = 0.0d0
+  double precision :: acc
+  !$omp parallel do private(j, l, acc) collapse(2)
+  do i = 1, m
+    do j = 1, n
+      acc = 0d0
       do l = 1, k
-        c(i, j) = c(i, j) + a((i - 1)*k + l) * b(l, j)
+        acc = acc + a((i - 1)*k + l) * b(l, j)
       end do
+      c(i, j) = acc
     end do
   end do
 end subroutine
@@ -338,20 +341,54 @@ def test_the_tiled_kernel_found_on_a_gpu_is_row_major(catalog):
     assert "transposed" not in b.variant and "column-major" not in b.evidence, b.evidence
 
 
-# (id, kernel, model, code, verdict): on the CPU, over every validation size (non-square ones included)
-GRADED = [
-    ("omp-blocked", "gemm", "cpp-openmp", OMP_BLOCKED, "correct"),
-    ("omp-colmajor", "gemm", "cpp-openmp", OMP_COLMAJOR, "correct"),
-    ("gemv-omp-blocked", "gemv", "cpp-openmp", GEMV_BLOCKED, "correct"),
-    ("omp-flat-index", "gemm", "cpp-openmp", OMP_FLAT_INDEX, "correct"),
-    ("omp-packed-transposed", "gemm", "cpp-openmp", OMP_PACKED_TRANSPOSED, "wrong_result"),
-    ("omp-cut-off", "gemm", "cpp-openmp", OMP_CUT_OFF, "incomplete"),
-]
+# verdicts on the CPU over every validation size (non-square ones included), of the cases above by id
+VERDICTS = {"omp-blocked": "correct", "omp-colmajor": "correct", "gemv-omp-blocked": "correct",
+            "omp-flat-index": "correct", "omp-packed-transposed": "wrong_result"}
+GRADED = [c for c in BINDINGS if c[0] in VERDICTS]
 
 
-@pytest.mark.parametrize("kernel,model,code,verdict", [c[1:] for c in GRADED], ids=[c[0] for c in GRADED])
-def test_layout_verdicts_on_the_cpu(catalog, evaluator, kernel, model, code, verdict):
+def _evaluate(catalog, evaluator, kernel: str, model: str, code: str):
     b = _bind(catalog, kernel, model, code)
-    assert (b.error is None) == (verdict != "incomplete"), b.error or b.evidence
-    e = evaluator.evaluate(textwrap.dedent(code).strip() + "\n", catalog.kernels[kernel], catalog.models[model], b)
-    assert e.verdict.value == verdict, f"{e.verdict.value}: {e.evidence[:400]} [{b.evidence[:300]}]"
+    return b, evaluator.evaluate(textwrap.dedent(code).strip() + "\n", catalog.kernels[kernel], catalog.models[model], b)
+
+
+@pytest.mark.parametrize("cid,kernel,model,code", [c[:4] for c in GRADED], ids=[c[0] for c in GRADED])
+def test_layout_verdicts_on_the_cpu(catalog, evaluator, cid, kernel, model, code):
+    b, e = _evaluate(catalog, evaluator, kernel, model, code)
+    assert b.error is None, b.error
+    assert e.verdict.value == VERDICTS[cid], f"{e.verdict.value}: {e.evidence[:400]} [{b.evidence[:300]}]"
+
+
+def test_a_cut_off_blocked_kernel_stays_incomplete(catalog, evaluator):
+    b, e = _evaluate(catalog, evaluator, "gemm", "cpp-openmp", OMP_CUT_OFF)
+    assert b.error is not None and e.verdict.value == "incomplete", f"{e.verdict.value}: {e.evidence[:400]}"
+
+
+GPU_VERDICTS = {"cuda-tiled-macro": "correct", "cuda-tiled-colmajor-a": "correct", "cuda-template-tile": "correct",
+                "gemv-cuda-tiled": "correct"}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cid,kernel,model,code", [c[:4] for c in BINDINGS if c[0] in GPU_VERDICTS],
+                         ids=[c[0] for c in BINDINGS if c[0] in GPU_VERDICTS])
+def test_tiled_cuda_verdicts_on_a_gpu(catalog, evaluator, cid, kernel, model, code):
+    from hpceval.toolchains.cuda import nvidia_gpu
+
+    if nvidia_gpu() is None:
+        pytest.skip("needs a CUDA GPU")
+    b, e = _evaluate(catalog, evaluator, kernel, model, code)
+    assert e.verdict.value == GPU_VERDICTS[cid], f"{e.verdict.value}: {e.evidence[-1500:]} [{b.evidence[:300]}]"
+
+
+@pytest.mark.parametrize("cid", ["cuda-tiled-macro", "cuda-tiled-colmajor-a"])
+def test_tiled_cuda_units_build(catalog, cid):
+    """nvcc compile-only: the row-major binding and the transposed glue of a column-major A both build."""
+    from test_gpu_launch_from_main import _built, needs_nvcc
+
+    if needs_nvcc.args[0]:
+        pytest.skip("nvcc not installed")
+    _cid, kernel, model, code, _variant = next(c for c in BINDINGS if c[0] == cid)
+    code = textwrap.dedent(code).strip() + "\n"
+    b = _bind(catalog, kernel, model, code)
+    result = _built(catalog, code, kernel, model, b)
+    assert result is not None and result.returncode == 0, (result.stderr or result.stdout)[-3000:]
