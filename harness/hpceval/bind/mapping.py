@@ -270,11 +270,7 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
                                 s += check(sz, exp, 1.0, f"bounds the loop of index {v} of {p.name}")
                 elif len(per_dim) == 1 and len(role.shape) == 2 and per_dim[0]:  # C[:] = ... is not flat
                     m.flat.add(role.name)
-                    ids = per_dim[0]
-                    loop_vars = [v for v in ids if v in facts.loops]
-                    major = {a for a, b in prods if a in facts.loops and b not in facts.loops}
-                    strides = {b for a, b in prods if a in facts.loops and b not in facts.loops}
-                    minor = [v for v in loop_vars if v not in major]
+                    major, strides, minor = _flat_axes(per_dim[0], prods, facts.loops, sizes_of, lang)
                     rows_first = orient == "natural"
                     # natural flat storage: row-major in C/C++/Python, column-major in Fortran/Julia
                     if lang in ("fortran", "julia"):
@@ -325,6 +321,24 @@ def _evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[str]]
             score -= 3.0
             problems.append(f"{p.name} is written but mapped to the input {role.name}")
     return score, problems
+
+
+def _flat_axes(ids: set[str], prods: list[tuple[str, str]], loops: dict[str, set[str]], sizes: dict[str, set[str]],
+               lang: str) -> tuple[set[str], set[str], list[str]]:
+    """Read a flat matrix subscript as (row-axis indices, strides, column-axis loop indices) of its storage order.
+
+    The stride is the factor that is one of the function's sizes (a parameter mapped to a size or a leading
+    dimension): what it multiplies is the index of the axis laid out in rows of that length (`row` in
+    `A[row*K + t*TILE + tx]`, a thread index or a loop variable alike), and everything else is the other axis,
+    however compound (`t*TILE + tx`, `kk + k`, `j0 + jj`: TILE, a block size, is no size of the matrix). Without
+    such a factor (a stride held in a local variable) a loop variable times a non-loop name is the row term."""
+    sized = {(a, b) for a, b in prods if norm(b, lang) in sizes and norm(a, lang) not in sizes}
+    if not sized:
+        sized = {(a, b) for a, b in prods if a in loops and b not in loops}
+    major = {a for a, _b in sized}
+    strides = {b for _a, b in sized}
+    minor = [v for v in ids if v in loops and v not in major]
+    return major, strides, minor
 
 
 def _axes_evidence(m: Mapping, facts, by_name: dict, kr: KernelRoles, lang: str) -> float:
