@@ -260,8 +260,8 @@ class Evaluator:
         lines = glue_fault_lines(e.evidence)
         if not lines or not self._alone(code, spec, model).built:
             return e
-        return e.model_copy(update={"verdict": Verdict.unbindable, "evidence": "the harness's glue around the "
-                                    "suggestion did not compile (the suggestion builds alone): " + "; ".join(lines)})
+        return e.model_copy(update={"verdict": Verdict.unbindable, "evidence": "unbindable: the harness's glue "
+                                    "around the suggestion did not compile (the suggestion builds alone): " + "; ".join(lines)})
 
     def _missing_names(self, code: str, spec: KernelSpec, model: ProgrammingModel) -> str | None:
         """Before the build of a bound function: `incomplete` only for names the analysis finds undefined and the
