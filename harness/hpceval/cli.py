@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import codecs
 import os
-import sqlite3
 import sys
 from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,80 +19,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rich.text import Text
 
-from hpceval import lifecycle
+from hpceval.cli_errors import UserError, console, error, friendly
+from hpceval.cli_import import import_dumps
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
-console = Console()
-err_console = Console(stderr=True)
-
-
-
-class UserError(Exception):
-    """An error the user can fix; printed as one line."""
-
-
-def _user_errors() -> tuple[type[BaseException], ...]:
-    from hpceval.bind import BindError
-    from hpceval.executors import ExecutorUnavailable
-    from hpceval.llm import BackendError
-    from hpceval.metrics import RubricError
-    from hpceval.preflight import BadInput
-    from hpceval.spec import SpecError, UnknownNameError
-    from hpceval.store import StoreError
-    from hpceval.tables import FormatError
-
-    return (UserError, UnknownNameError, SpecError, BackendError, ExecutorUnavailable, BindError, FileNotFoundError,
-            RubricError, BadInput, StoreError, FormatError, PermissionError, NotADirectoryError, IsADirectoryError,
-            FileExistsError)
-
-
-def _one_line(exc: BaseException) -> str:
-    """The message of an expected failure on one line (an OSError as `PATH: reason`)."""
-    if isinstance(exc, OSError) and exc.strerror and exc.filename and not isinstance(exc, UserError):
-        return f"{exc.filename}: {exc.strerror}"
-    return " ".join(str(exc).split())
-
-
-def error(message: str, label: str = "error:", style: str = "red") -> None:
-    """One line on stderr; the message is printed as it is (brackets in paths are not markup)."""
-    err_console.print(Text.assemble((label, style), " ", message), highlight=False, soft_wrap=True)
-
-
-def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn expected failures into one-line errors (exit 2) and Ctrl-C into a resumable stop (exit 130)."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        lifecycle.arm()  # the first Ctrl-C inside a command is a KeyboardInterrupt (below); a later one exits at once
-        try:
-            return func(*args, **kwargs)
-        except KeyboardInterrupt:
-            _interrupted(func.__name__)
-        except _user_errors() as exc:
-            error(_one_line(exc))
-            raise typer.Exit(2) from None
-        except sqlite3.DatabaseError as exc:  # a store damaged while in use (it was checked when opened)
-            error(f"the results store failed ({_one_line(exc)}); if it is damaged, `hpceval recover DIR` copies what "
-                  "is readable into a new store")
-            raise typer.Exit(2) from None
-        finally:
-            lifecycle.disarm()
-
-    return wrapper
-
-
-# ---------------------------------------------------------------------------------------- Ctrl-C (lifecycle.py)
-def _interrupted(command: str) -> None:
-    """Ctrl-C, SIGTERM or SIGHUP in a command: kill the jobs in flight (what finished is stored already), remove
-    the scratch dirs, print one line (for `run`: the command that resumes), exit 128 + signal (130 for Ctrl-C)."""
-    lifecycle.stop_jobs()
-    lifecycle.set_resume_message(lifecycle.resume_message([command, *sys.argv[2:]] if command == "run" else []))
-    if lifecycle.is_program():
-        lifecycle.emergency_exit()  # without waiting for worker threads whose jobs were just killed
-    lifecycle.announce()
-    raise typer.Exit(lifecycle.exit_code()) from None
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -548,72 +477,7 @@ def report(
         console.print(str(path), highlight=False)
 
 
-@app.command("import")
-@friendly
-def import_dumps(
-    args: Annotated[list[str], typer.Argument(help="[FORMAT] SOURCE...: a folder or file of dumps, optionally after its "
-                                                   "format (copilot | llama2 | pareval), e.g. `import copilot DIR`, "
-                                                   "`import pareval FILE.json...`")],
-    fmt: Annotated[str, typer.Option("--format", help="auto (detect per file) | copilot | llama2 | pareval")] = "auto",
-    out: Annotated[Path | None, typer.Option(help="replay JSONL to write (default results/<format>.jsonl); pareval: "
-                                                  "the folder of one JSONL per LLM (default results/pareval)")] = None,
-) -> None:
-    """Parse suggestion dumps (the study's Copilot panels, the Llama-2 dumps, ParEval's outputs) into replay JSONL;
-    prints counts per language x model x kernel and one line per file skipped (no dump: prompt files, READMEs)
-    or output not imported, with the reason. Mixed or mismatched dump formats are refused, never parsed by guess."""
-    from hpceval.importers import FORMATS, UnknownFormat
-    from hpceval.importers import import_dumps as do_import
-
-    if len(args) >= 2 and args[0] in FORMATS or len(args) == 2:
-        if args[0] not in FORMATS or fmt not in ("auto", args[0]):
-            raise UserError(f"unknown import format {args[0]!r} (known: {', '.join(FORMATS)})" if args[0] not in FORMATS
-                            else f"format {args[0]!r} contradicts --format {fmt}")
-        fmt, args = args[0], args[1:]
-    if fmt == "auto" and args and all(a.endswith(".json") for a in args):
-        fmt = "pareval"
-    if fmt == "pareval":
-        return _import_pareval([Path(a) for a in args], out or Path("results/pareval"))
-    if len(args) != 1:
-        raise UserError("usage: hpceval import [copilot|llama2] SOURCE [--format auto|copilot|llama2] [--out FILE] | "
-                        "hpceval import pareval FILE.json... [--out DIR]")
-    out = out or Path(f"results/{fmt if fmt != 'auto' else 'import'}.jsonl")
-    try:
-        found, table, skipped = do_import(Path(args[0]), out, fmt)
-    except UnknownFormat as exc:
-        raise UserError(str(exc)) from None
-    Console(width=max(console.width, 132)).print(table)  # a narrow terminal would elide the model ids
-    _print_skipped(skipped, "files")
-    console.print(f"{found} dumps: wrote {out}; evaluate with: hpceval run --llm replay:{out} --style paper --hints all "
-                  "--models all (-n 30 keeps the suggestions of prompts the study asked more than once)", soft_wrap=True)
-
-
-def _print_skipped(skipped: list[tuple[str, str]], what: str) -> None:
-    """One line per thing not imported (`skipped NAME: reason`), then the count per reason."""
-    from collections import Counter
-
-    for name, reason in skipped:
-        console.print(f"skipped {name}: {reason}", highlight=False, soft_wrap=True)
-    if skipped:
-        kinds = Counter(reason.split(":")[0].split(" (")[0] for _, reason in skipped)
-        console.print(f"{len(skipped)} {what} skipped: " + ", ".join(f"{n} {k}" for k, n in kinds.most_common()),
-                      highlight=False, soft_wrap=True)
-
-
-def _import_pareval(files: list[Path], out: Path) -> None:
-    from hpceval.importers.pareval import ParEvalFormatError, import_pareval
-
-    if not files:
-        raise UserError("usage: hpceval import pareval FILE.json... [--out DIR]")
-    try:
-        written, table, skipped = import_pareval(files, out)
-    except ParEvalFormatError as exc:
-        raise UserError(str(exc)) from None
-    Console(width=max(console.width, 132)).print(table)
-    _print_skipped(skipped, "prompts")
-    for llm, path in written.items():
-        console.print(f"pareval {llm}: wrote {path}; evaluate with: hpceval run --llm replay:{path} --style paper "
-                      "--models cpp-openmp,cpp-kokkos --kernels axpy,gemv,gemm -n 20", highlight=False, soft_wrap=True)
-
+app.command("import")(import_dumps)
 
 images_app = typer.Typer(help="Per-toolchain container images.")
 app.add_typer(images_app, name="images")

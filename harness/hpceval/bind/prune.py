@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from hpceval.bind.parse import SFunction, Unit, fortran_uses
+from hpceval.bind.fortran_module import fortran_kernel_source, with_omp_lib
+from hpceval.bind.parse import SFunction, Unit, fortran_uses, parse
 from hpceval.bind.parse.python import PyNames, py_names
 
 # The imports a completion prompt's file already had: the study's Python prompts were a comment and `def` in a
@@ -263,17 +264,12 @@ def prune_julia(unit: Unit, fn: SFunction) -> tuple[str, list[str]]:
     return "\n\n".join(t for _, t in pieces) + "\n", _dropped(unit, kept)
 
 
-
-
 def unit_alone(code: str, lang: str, model_id: str | None = None) -> str:
     """The suggestion's own unit, as the harness builds any function of it: every complete function that is not a
     test driver (`main`, a Fortran `program`, a Python script's statements) with the includes, imports, types,
     constants and helpers they need (as for a bound function, the conventional imports of a completion's file
     added). Compiled alone before binding decides anything (checks.builds_alone), so a test driver that does not
     compile is no more charged than it is for a bound function, and a kernel that does not compile always is."""
-    from hpceval.bind import fortran_kernel_source, with_omp_lib
-    from hpceval.bind.parse import parse
-
     if lang == "fortran":
         return with_omp_lib(fortran_kernel_source(code)[0])
     if lang not in ("cpp", "python"):
