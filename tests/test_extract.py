@@ -113,3 +113,66 @@ def test_stitch_completion():
     assert stitch_completion("# saxpy numpy\ndef", "saxpy(a, x, y):") == "# saxpy numpy\ndef saxpy(a, x, y):"
     assert stitch_completion("! s\nsubroutine", "subroutine s(x)") == "! s\nsubroutine s(x)"
     assert stitch_completion("// p\n", "// p\nint x;") == "// p\nint x;"
+
+
+# ---------------------------------------------------------------- prose after a panel indented as a whole
+def _indent(code: str, width: int) -> str:
+    return "\n".join(" " * width + ln if ln.strip() else ln for ln in code.split("\n"))
+
+
+_FUNCTOR = """struct Axpy {
+  double a; const double *x; double *y;
+  void operator()(int i) const {
+    y[i] += a * x[i];
+  }
+};
+void axpy(int n, double a, const double *x, double *y) {
+  Axpy f{a, x, y};
+  for (int i = 0; i < n; ++i) f(i);
+}
+"""
+
+
+@pytest.mark.parametrize("width", [0, 2, 8, 74])
+def test_prose_after_indented_cpp_dropped_code_bytes_kept(width: int):
+    from hpceval.extract import _drop_trailing_prose
+    code = _indent(_FUNCTOR, width)
+    prose = _indent("\nI am trying to run the code on the following machine:\n$ uname -a\n", width)
+    notes: list[str] = []
+    out = _drop_trailing_prose(code + prose, "cpp", notes)
+    assert notes == ["dropped the prose after the code"]
+    assert out == code.rstrip("\n") + "\n"  # the kept code is byte for byte the panel's own
+
+
+@pytest.mark.parametrize("width", [0, 4, 74])
+def test_indented_complete_kernel_without_prose_unchanged(width: int):
+    from hpceval.extract import _drop_trailing_prose
+    code = _indent(_FUNCTOR, width)
+    notes: list[str] = []
+    assert _drop_trailing_prose(code, "cpp", notes) == code
+    assert notes == []
+
+
+def test_indented_cut_declaration_not_taken_for_prose():
+    from hpceval.extract import _drop_trailing_prose
+    code = _indent(_FUNCTOR + "void other(int n,\n", 6)
+    notes: list[str] = []
+    assert _drop_trailing_prose(code, "cpp", notes) == code
+    assert notes == []
+
+
+def test_indented_top_level_items_split_at_common_indent():
+    from hpceval.extract import _top_level_items
+    code = _indent(_FUNCTOR, 10)
+    items = _top_level_items(code, "cpp")
+    assert len(items) == 2 and "".join(items).rstrip() == code.rstrip()
+    assert items[1].lstrip().startswith("void axpy")
+
+
+def test_python_items_unaffected_by_indent_rule():
+    from hpceval.extract import _drop_trailing_prose, _top_level_items
+    py = "def f(x):\n    return x\n\ndef g(y):\n    return y\n"
+    assert [i.strip() for i in _top_level_items(py, "python")] == ["def f(x):\n    return x", "def g(y):\n    return y"]
+    assert len(_top_level_items("    " + py.replace("\n", "\n    "), "python")) == 1  # column 0 stays its top level
+    text = py + "I am trying to run this\n"
+    assert _drop_trailing_prose(text, "python", []) == text

@@ -435,17 +435,35 @@ def _drop_incomplete_tail(code: str, language: str, function: str, notes: list[s
     return code
 
 
+def _common_indent(lines: list[str]) -> int:
+    """The whitespace width every non-blank line starts with (as textwrap.dedent measures it, same characters)."""
+    body = [ln for ln in lines if ln.strip()]
+    if not body:
+        return 0
+    first = body[0][: len(body[0]) - len(body[0].lstrip())]
+    width = len(first)
+    for ln in body[1:]:
+        k = 0
+        while k < width and k < len(ln) and ln[k] == first[k]:
+            k += 1
+        width = k
+    return width
+
+
 def _top_level_items(code: str, language: str) -> list[str]:
     """Split source into consecutive top-level pieces (their concatenation is the code)."""
     lines = code.split("\n")
     pieces: list[str] = []
     current: list[str] = []
+    # a panel indented as a whole (a completion's lines all start 74 columns in) has its top level at the
+    # common indentation, not at column 0; Python keeps column 0, where its indentation is its syntax
+    margin = 0 if language == "python" else _common_indent(lines)
 
     def boundary(prefix: str) -> bool:
         return balanced(prefix, language) and not re.search(r"\\\s*$", prefix.rstrip("\n").split("\n")[-1])
 
     for idx, line in enumerate(lines):
-        starts_item = (line.strip() and not line[:1].isspace() and not _is_comment(line, language)
+        starts_item = (line.strip() and not line[margin:margin + 1].isspace() and not _is_comment(line, language)
                        and not line.lstrip().startswith(("}", "end", "END", "#pragma")))
         if starts_item and current and (language != "python" or not line.startswith((")", "]", "}"))):
             prefix = "\n".join(lines[:idx]) + "\n"
