@@ -110,3 +110,22 @@ def test_user_folders_do_not_outlive_the_command(args, tmp_path, monkeypatch):
     assert result.exit_code == (2 if "nosuchkernel" in args else 0), result.output
     assert dict(os.environ) == before
     assert "stencil2d" not in catalog().kernels and "cpp-tbb" not in catalog().models
+
+
+def test_a_user_kernel_without_a_reference_for_a_model_is_reported_not_a_crash(tmp_path, monkeypatch):
+    """The example kernel has no Fortran reference: the reference backend, the environment canaries and the
+    self-test, which walk every selected kernel's references, say so for that cell and go on with the others."""
+    monkeypatch.delenv("HPCEVAL_KERNELS_SPEC", raising=False)
+    folder = ["--kernels-dir", str(REPO / "docs" / "examples" / "kernels"), "--kernels", "stencil2d"]
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", "--llm", "reference", *folder, "--models", "cpp-openmp,fortran-openmp",
+                                      "--no-timing", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = {r["model"]: r for r in csv.DictReader(open(out / "evaluations.csv"))}
+    assert rows["cpp-openmp"]["verdict"] == "correct", rows["cpp-openmp"]["evidence"]
+    assert rows["fortran-openmp"]["verdict"] == "infra_error"  # outside the score, with why
+    assert "no reference solution fortran-openmp.f90 for stencil2d" in rows["fortran-openmp"]["evidence"]
+    result = CliRunner().invoke(app, ["selftest", *folder, "--models", "fortran-openmp"])
+    assert "Traceback" not in result.output and not isinstance(result.exception, FileNotFoundError), result.output
+    row = [line for line in result.output.splitlines() if "stencil2d" in line]
+    assert row and "–" in row[0] and "✓" not in row[0], result.output  # the cell says: no reference solution
