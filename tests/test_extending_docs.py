@@ -64,7 +64,9 @@ def test_doc_command_runs(command, tmp_path, monkeypatch):
         assert "Implement AXPY in C++ with OpenMP" in result.output
     if "--dry-run" in args:
         assert "2 prompts" in result.output and "terse" in result.output
-    assert os.environ.get("HPCEVAL_KERNELS_SPEC") == env.get("HPCEVAL_KERNELS_SPEC") or "--kernels-dir" in args
+    # a command leaves the process as it found it: --kernels-dir/--prompts-dir do not outlive it
+    assert os.environ.get("HPCEVAL_KERNELS_SPEC") == env.get("HPCEVAL_KERNELS_SPEC")
+    assert os.environ.get("HPCEVAL_PROMPTS_DIR") == env.get("HPCEVAL_PROMPTS_DIR")
 
 
 def test_the_model_without_its_libs_does_not_link(tmp_path, monkeypatch):
@@ -83,3 +85,47 @@ def test_the_model_without_its_libs_does_not_link(tmp_path, monkeypatch):
     rows = list(csv.DictReader(open(out / "evaluations.csv")))
     assert [r["verdict"] for r in rows] == ["build_error"], rows
     assert "undefined reference to" in rows[0]["evidence"], rows[0]["evidence"]  # what is missing, not only ld's exit
+
+
+@pytest.mark.parametrize("args", [
+    ["list", "kernels"],
+    ["list", "prompts", "--kernels", "stencil2d", "--models", "cpp-tbb", "--style", "terse"],
+    ["run", "--llm", "reference", "--kernels", "stencil2d", "--models", "cpp-tbb", "--style", "terse", "--dry-run"],
+    ["run", "--llm", "reference", "--kernels", "nosuchkernel"],  # a command that fails restores it as well
+])
+def test_user_folders_do_not_outlive_the_command(args, tmp_path, monkeypatch):
+    """In one process (CliRunner, a program embedding the CLI) the user's folders are the command's alone: after
+    it, the environment and the process-wide catalog are the built-in ones again, and the built-in kernels all
+    still have their references."""
+    from hpceval.spec import catalog
+
+    for name in ("HPCEVAL_KERNELS_SPEC", "HPCEVAL_PROMPTS_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    before = dict(os.environ)
+    folders = ["--kernels-dir", str(REPO / "docs" / "examples" / "kernels"),
+               "--prompts-dir", str(REPO / "docs" / "examples" / "prompts")]
+    if args[0] == "list" and args[1] == "kernels":
+        folders = folders[:2]
+    result = CliRunner().invoke(app, [*args, *folders, *(["--out", str(tmp_path / "o")] if args[0] == "run" else [])])
+    assert result.exit_code == (2 if "nosuchkernel" in args else 0), result.output
+    assert dict(os.environ) == before
+    assert "stencil2d" not in catalog().kernels and "cpp-tbb" not in catalog().models
+
+
+def test_a_user_kernel_without_a_reference_for_a_model_is_reported_not_a_crash(tmp_path, monkeypatch):
+    """The example kernel has no Fortran reference: the reference backend, the environment canaries and the
+    self-test, which walk every selected kernel's references, say so for that cell and go on with the others."""
+    monkeypatch.delenv("HPCEVAL_KERNELS_SPEC", raising=False)
+    folder = ["--kernels-dir", str(REPO / "docs" / "examples" / "kernels"), "--kernels", "stencil2d"]
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", "--llm", "reference", *folder, "--models", "cpp-openmp,fortran-openmp",
+                                      "--no-timing", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = {r["model"]: r for r in csv.DictReader(open(out / "evaluations.csv"))}
+    assert rows["cpp-openmp"]["verdict"] == "correct", rows["cpp-openmp"]["evidence"]
+    assert rows["fortran-openmp"]["verdict"] == "infra_error"  # outside the score, with why
+    assert "no reference solution fortran-openmp.f90 for stencil2d" in rows["fortran-openmp"]["evidence"]
+    result = CliRunner().invoke(app, ["selftest", *folder, "--models", "fortran-openmp"])
+    assert "Traceback" not in result.output and not isinstance(result.exception, FileNotFoundError), result.output
+    row = [line for line in result.output.splitlines() if "stencil2d" in line]
+    assert row and "–" in row[0] and "✓" not in row[0], result.output  # the cell says: no reference solution

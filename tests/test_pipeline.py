@@ -84,8 +84,9 @@ def test_rerun_is_answered_from_the_store(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["run", "--llm", "reference", "--models", "opnemp"], "unknown programming model 'opnemp'; valid:"),
-    (["run", "--llm", "reference", "--kernels", "saxpyy"], "unknown kernel 'saxpyy'; valid:"),
+    (["run", "--llm", "reference", "--models", "opnemp"],
+     "unknown programming model 'opnemp'; did you mean 'openmp' or 'cpp-openmp'? valid: cpp-openmp,"),
+    (["run", "--llm", "reference", "--kernels", "saxpyy"], "unknown kernel 'saxpyy'; did you mean 'saxpy' or 'axpy' or 'daxpy'? valid: axpy,"),
     (["run", "--llm", "gpt5", "--kernels", "axpy"], "unknown LLM backend 'gpt5'"),
     (["run", "--llm", "reference", "--style", "poem"], "unknown style 'poem'"),
     (["run", "--llm", "reference", "--executor", "cloud"], "unknown executor 'cloud'"),
@@ -101,11 +102,16 @@ def test_bad_input_gives_one_line_error(tmp_path, args, message):
 
 
 def test_list_prompts_counts_the_matrix():
-    result = hpceval("list", "prompts", "--models", "openmp,numpy,julia-threads", "--kernels", "axpy,cg")
+    result = hpceval("list", "prompts", "--models", "openmp,numpy,julia-threads", "--kernels", "axpy,cg",
+                     "--style", "all", "--hints", "all")
     assert result.returncode == 0
     # 2 kernels x (3 models with a keyword variant x 2 styles x 2 hints + julia 2 styles x 1 hint) = 2 x 14
     assert "28 prompts" in result.stdout
-    text = hpceval("list", "prompts", "--models", "cpp-openmp", "--kernels", "axpy", "--style", "paper", "--text").stdout
+    # without --style/--hints `list prompts` lists what `run` would ask: its defaults (chat, no hint)
+    result = hpceval("list", "prompts", "--models", "openmp,numpy,julia-threads", "--kernels", "axpy,cg")
+    assert "8 prompts" in result.stdout and "/chat/none" in result.stdout and "/paper/" not in result.stdout
+    text = hpceval("list", "prompts", "--models", "cpp-openmp", "--kernels", "axpy", "--style", "paper",
+                   "--hints", "keyword", "--text").stdout
     assert "// saxpy OpenMP function" in text
     text = hpceval("list", "prompts", "--models", "fortran-openacc", "--kernels", "axpy", "--style", "paper",
                    "--hints", "keyword", "--text").stdout

@@ -8,6 +8,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import subprocess
 
 import pandas as pd
 import pytest
@@ -26,7 +27,8 @@ def fake():
 
 
 def openai_run(url: str, out, *extra: str):
-    return hpceval("run", "--llm", "openai:fake-model", "--base-url", url, *ENDPOINT, *extra, "--out", str(out),
+    # the model the fake server's /v1/models lists: another name adds the (right) unlisted-model warning to stderr
+    return hpceval("run", "--llm", "openai:fake", "--base-url", url, *ENDPOINT, *extra, "--out", str(out),
                    env={"OPENAI_API_KEY": "test"})
 
 
@@ -52,15 +54,24 @@ def test_logprobs_off_by_default_on_when_asked_and_recorded(fake, tmp_path):
     assert frame["run_id"].nunique() == 2, "--logprobs is another run (its ranking differs)"
 
 
+def _without_live_retries(result):
+    """The live `retry:` lines (one per prompt that gave up, each saying why) precede the one error line."""
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    retries = [line for line in lines if line.startswith("retry: ")]
+    assert retries and all("HTTP 400" in line and "gave up" in line for line in retries), lines
+    kept = "\n".join(line for line in lines if line not in retries)
+    return subprocess.CompletedProcess(result.args, result.returncode, result.stdout, kept)
+
+
 def test_every_generation_failed_exits_nonzero_and_usage_is_per_invocation(tmp_path):
     server = FakeServer(status_for_all=400)
     try:
         out = tmp_path / "run"
-        first = openai_run(server.url, out, "-n", "1")
+        first = _without_live_retries(openai_run(server.url, out, "-n", "1"))
         line = one_line_error(first, "every generation of this run failed", "rerun the same command", code=1)
         assert "HTTP 400" in line
         assert "LLM: 1 requests" in first.stdout and "1 failed" in first.stdout
-        second = openai_run(server.url, out, "-n", "1")
+        second = _without_live_retries(openai_run(server.url, out, "-n", "1"))
         one_line_error(second, "every generation of this run failed", code=1)
     finally:
         server.close()

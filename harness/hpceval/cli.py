@@ -167,7 +167,8 @@ def run(
             raise UserError(warning + " (--strict)")
         if warning:
             error(warning, label="warning:", style="yellow")
-        evaluator = Evaluator(cat, ex, seed=seed, timing=timing, canaries=True)
+        evaluator = Evaluator(cat, ex, seed=seed, timing=timing,
+                              canaries=llm != "reference")  # a reference run is its own canary
         label, label_note = _run_label(llm, backend, llm_label)
         if label_note:
             error(label_note, label="note:", style="yellow")

@@ -6,6 +6,7 @@ consoles without importing the app that registers them.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -59,6 +60,7 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         lifecycle.arm()  # the first Ctrl-C inside a command is a KeyboardInterrupt (below); a later one exits at once
+        environment = dict(os.environ)
         try:
             return func(*args, **kwargs)
         except KeyboardInterrupt:
@@ -72,8 +74,21 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
             raise typer.Exit(2) from None
         finally:
             lifecycle.disarm()
+            _restore_environment(environment)
 
     return wrapper
+
+
+def _restore_environment(saved: dict[str, str]) -> None:
+    """Put os.environ back as it was before the command. A command points its worker processes at the user's
+    folders through the environment (`--kernels-dir`, `--prompts-dir`); in a process that runs several commands (an
+    embedding program, CliRunner in tests) that choice must not outlive the command, or every later `catalog()`
+    would still hold the user's kernels. The catalog is cached per folder, so restoring the variable restores it."""
+    for name in [n for n in os.environ if n not in saved]:
+        del os.environ[name]
+    for name, value in saved.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 def _interrupted(command: str) -> None:
