@@ -80,4 +80,9 @@ def test_a_read_past_a_device_allocation_is_a_wrong_result(catalog, evaluator):
     assert "j <= n" in code
     evaluation = evaluator.evaluate(code, spec, model)
     assert evaluation.verdict == Verdict.wrong_result, evaluation.evidence
+    # the one-row structure (a 1 x n GEMV) may already catch the stray element by its value; without the structures
+    # the sizes validate more often than not, and the AddressSanitizer run must be what finds the read
+    plain = spec.model_copy(update={"structures": []})
+    evaluation = evaluator.evaluate(code, plain, model)
+    assert evaluation.verdict == Verdict.wrong_result, evaluation.evidence
     assert "AddressSanitizer" in evaluation.evidence and "heap-buffer-overflow" in evaluation.evidence
