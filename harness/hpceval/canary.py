@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hpceval.contracts import Evaluation, Verdict
+from hpceval.paths import save_json_cache
 
 if TYPE_CHECKING:
     from hpceval.evaluate import Evaluator
@@ -109,14 +110,7 @@ def _record(key: str, spec: KernelSpec, model: ProgrammingModel, e: Evaluation, 
         data[key] = {"ok": result.ok, "kernel": spec.id, "model": model.id, "toolchain": e.toolchain,
                      "version": e.toolchain_version, "host": socket.gethostname(), "verdict": result.verdict,
                      "evidence": result.evidence[:1000], "when": time.strftime("%Y-%m-%d %H:%M:%S")}
-        path = cache_path()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-            tmp.replace(path)
-        except OSError:
-            pass
+        save_json_cache(cache_path(), data)
 
 
 def failing() -> list[dict]:

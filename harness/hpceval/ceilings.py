@@ -32,6 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hpceval.paths import save_json_cache
+
 # How far below the measured ceilings a time must be to be implausible: CPU ceilings come from NumPy (a tuned kernel
 # may beat a NumPy copy, and the machine may have been busy while measuring), GPU ceilings from vendor libraries
 # with the L2 flushed, as the probe flushes it before every timed kernel.
@@ -79,14 +81,7 @@ def _load_cache() -> dict:
 def _save_cache(data: dict) -> None:
     if os.environ.get("HPCEVAL_CEILINGS"):
         return
-    path = _cache_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-        tmp.replace(path)
-    except OSError:
-        pass
+    save_json_cache(_cache_file(), data)
 
 
 # ---------------------------------------------------------------------------------------------- CPU

@@ -29,3 +29,19 @@ def prompts_dir() -> Path:
 
 
 DRIVERS_DIR = PACKAGE_DIR / "bind" / "drivers"
+
+
+def save_json_cache(path: Path, data: dict) -> None:
+    """Write a cache file of the harness (measured ceilings, environment canaries) whole or not at all: a temporary
+    beside it, renamed over it, so a concurrent reader sees the old or the new file. Best effort: a read-only home
+    only costs a rerun of what the cache would have saved."""
+    import json
+    import os
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        tmp.replace(path)
+    except OSError:
+        pass
