@@ -112,7 +112,8 @@ def instrument(noop_s: float) -> None:
         ("hpceval.cases.timing_check", "prepare_references", "prepare"),
         ("hpceval.bind", "choose_binding", "bind"),
         ("hpceval.bind", "render_unit", "bind"),
-        ("hpceval.evaluate", "_missing_names", "bind"),
+        ("hpceval.evaluate", "Evaluator._missing_names", "bind"),
+        ("hpceval.evaluate", "Evaluator._unbound", "bind"),
         ("hpceval.evaluate", "_checked_code", "bind"),
         ("hpceval.cases.io", "read_arrays", "compare"),
         ("hpceval.cases.compare", "compare", "compare"),
@@ -176,6 +177,17 @@ def instrument(noop_s: float) -> None:
             _local.building = False
 
     evaluate.CHECKS = tuple(type(s)(s.name, in_build) if s is builds else s for s in evaluate.CHECKS)
+
+    alone = evaluate.Evaluator._alone  # compile first (checks.builds_alone): its commands are `build` too
+
+    def alone_is_build(self, *args, **kwargs):
+        _local.building = True
+        try:
+            return alone(self, *args, **kwargs)
+        finally:
+            _local.building = False
+
+    evaluate.Evaluator._alone = alone_is_build
 
     original_evaluate = evaluate.Evaluator.evaluate
 
