@@ -27,6 +27,12 @@ void saxpy(int n, float a, const float *x, float *y) {
 }
 """
 CPP_BROKEN = CPP_RIGHT.replace("y[i] = a * x[i] + y[i];", "y[i] = a * x[i] + z[i];")
+# A suggestion that defines a name the driver defines too: the compiler places the clash in the driver's text, but
+# the suggestion caused it (gaming the driver, or an unlucky name): it must stay the LLM's build_error, never leave
+# the score as a glue fault.
+CPP_CLASH = CPP_RIGHT + """
+static inline int hpceval_threads() { return 64; }
+"""
 CPP_LINK = """
 #include <omp.h>
 float scale(float a, float v);
@@ -67,6 +73,7 @@ def _broken_glue(catalog, kernel: str, model: str):
     ("cpp-broken-suggestion-broken-glue", CPP_BROKEN, "cpp-openmp", True, V.build_error),
     ("cpp-broken-suggestion", CPP_BROKEN, "cpp-openmp", False, V.build_error),
     ("cpp-right", CPP_RIGHT, "cpp-openmp", False, V.correct),
+    ("cpp-defines-a-driver-name", CPP_CLASH, "cpp-openmp", False, V.build_error),
     ("cpp-helper-never-defined", CPP_LINK, "cpp-openmp", False, None),
     ("fortran-right-broken-glue", FORTRAN_RIGHT, "fortran-openmp", True, V.unbindable),
 ], ids=lambda c: c[0])
@@ -97,6 +104,8 @@ def test_python_glue_errors_stay_the_runs_verdict(catalog, evaluator):
     ("/tmp/w/driver.f90:33:20: Error: More actual than formal arguments in procedure call", True),
     ("driver.cpp:(.text+0x1a): undefined reference to `scale(double, double)'\ncollect2: error: ld returned 1", False),
     ("error: unknown", False),  # no file named: cannot be placed in the driver
+    ("driver.cpp:88:19: error: redefinition of 'int hpceval_threads()'", False),  # a clash with the suggestion
+    ("driver.cpp:12:5: error: conflicting declaration 'double x'", False),
 ])
 def test_only_errors_placed_in_the_driver_count(text, in_driver):
     assert bool(glue_fault_lines(text)) == in_driver

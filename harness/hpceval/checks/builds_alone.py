@@ -219,17 +219,19 @@ def alone_files(unit: str, spec, lang, hooks, driver_ext: str | None) -> tuple[d
 
 # A compiler message placed in a file: `driver.cpp:120:5: error: ...` (gfortran's place joined to its line by
 # checks.base.first_errors).
+# A name the suggestion defines that the driver defines too: placed in the driver's text, caused by the suggestion.
+_CLASH = re.compile(r"redefinition of|conflicting declaration|previous declaration|redeclared as different kind")
 _PLACED = re.compile(r"^\s*(?:\S*/)?([\w.+-]+\.\w+):\d+")
 
 
 def glue_fault_lines(evidence: str) -> list[str]:
     """The build's error lines when every one of them lies in the harness's driver (the glue around the call), else
-    []. A linker complaint (a helper declared and never defined) or an error in the suggestion's file is not the
-    glue's; neither is an error the compiler places nowhere."""
+    []. A linker complaint (a helper declared and never defined), a clash with a name the suggestion defines, or an
+    error in the suggestion's file is not the glue's; neither is an error the compiler places nowhere."""
     from hpceval.checks.base import LINKER
 
     lines = [line for line in evidence.splitlines() if line.strip()]
-    if not lines or any(LINKER.search(line) or "ld returned" in line for line in lines):
+    if not lines or any(LINKER.search(line) or "ld returned" in line or _CLASH.search(line) for line in lines):
         return []
     places = [_PLACED.match(line) for line in lines if "error" in line.lower()]
     if not places or not all(p and p.group(1).startswith("driver.") for p in places):
