@@ -7,8 +7,9 @@
 #   OUT=$OUT bash bench/gpu_verdicts.sh [--tests] [--selftest MODELS] [--perf]
 #
 # carry [".whl", ".gpu-carry"] (bench/gpu_selftest.sh's header says how to fill them; pytest, pluggy, iniconfig and
-# scipy are among the wheels). Writes $OUT/gpu_tests.log (pytest's report, -rA: every test's outcome) and, with
-# --selftest, $OUT/selftest.md. TESTS_S and SELFTEST_S bound each part (seconds), so that what finished comes back.
+# scipy are among the wheels). Writes $OUT/gpu_tests.log (pytest's report per test file, with short tracebacks)
+# and, with --selftest, $OUT/selftest-<model>/selftest.md per model. TESTS_S and SELFTEST_S bound each part
+# (seconds); within it each file and model gets the time left, so that what finished comes back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -31,19 +32,38 @@ done
 # shellcheck source=bench/gpu_env.sh
 source "$ROOT/bench/gpu_env.sh"
 rc=0
+# each test file and each self-test model runs under its own share of the time left, so that a cut-off run still
+# reports every file and model that finished (pytest killed before its summary reports nothing)
+left() { echo $(( $1 - $(date +%s) )); }
 if [ "$TESTS" = 1 ]; then
   step "GPU verdict tests"
-  timeout "${TESTS_S:-330}" python3 -m pytest -q -p no:cacheprovider -rfEsx -m gpu \
-    tests/test_gpu_launch_from_main.py tests/test_gpu_launch_python.py tests/test_python_adapters.py \
-    tests/test_work_ran.py tests/test_toolchains_gpu.py tests/test_thrust_params.py \
-    tests/test_embedded_kernel_launch.py tests/test_python_device_values.py > "$OUT/gpu_tests.log" 2>&1
-  rc=$?
-  tail -n 60 "$OUT/gpu_tests.log"
+  deadline=$(( $(date +%s) + ${TESTS_S:-330} ))
+  : > "$OUT/gpu_tests.log"
+  for f in tests/test_gpu_launch_from_main.py tests/test_implied_launch.py tests/test_gemm_layout.py \
+      tests/test_thrust_params.py tests/test_python_device_values.py tests/test_python_adapters.py \
+      tests/test_gpu_launch_python.py tests/test_embedded_kernel_launch.py tests/test_work_ran.py \
+      tests/test_toolchains_gpu.py; do
+    t=$(left $deadline)
+    if [ "$t" -le 5 ]; then echo "== $f: not run (time limit)" >> "$OUT/gpu_tests.log"; rc=1; continue; fi
+    echo "== $f" >> "$OUT/gpu_tests.log"
+    timeout "$t" python3 -m pytest -q -p no:cacheprovider -rfEs --tb=short -m gpu "$f" >> "$OUT/gpu_tests.log" 2>&1
+    code=$?
+    [ $code -eq 5 ] && code=0  # no test selected in this file
+    rc=$(( rc | code ))
+    grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/gpu_tests.log" | tail -1 | sed "s|^|$f: |"
+  done
 fi
 if [ -n "$SELFTEST" ]; then
   step "GPU self-test: $SELFTEST"
-  timeout "${SELFTEST_S:-400}" python3 bench/gpu_selftest.py --out "$OUT" --jobs 16 --models "$SELFTEST" "${PERF[@]}"
-  rc=$(( rc | $? ))
+  deadline=$(( $(date +%s) + ${SELFTEST_S:-400} ))
+  for model in ${SELFTEST//,/ }; do
+    t=$(left $deadline)
+    if [ "$t" -le 5 ]; then echo "$model: not run (time limit)"; rc=1; continue; fi
+    timeout "$t" python3 bench/gpu_selftest.py --out "$OUT/selftest-$model" --jobs 16 --models "$model" "${PERF[@]}" \
+      > "$OUT/selftest-$model.log" 2>&1
+    rc=$(( rc | $? ))
+    grep -E "^\| |reference|killed" "$OUT/selftest-$model.log" | tail -8
+  done
 fi
 step "done (rc=$rc)"
 exit $rc

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -112,3 +113,50 @@ def test_the_shield_restores_every_name_the_driver_uses_after_the_suggestion():
         assert f'#pragma push_macro("{name}")' in before and f'#pragma pop_macro("{name}")' in after
     assert '#pragma push_macro("main")' not in shielded
     assert identifiers('x = "hpceval"; // y\n/* z */ w') == {"x", "w"}
+
+
+# ------------------------------------------------------------------------ the shield and a system header's macros
+_DRIVER = ('#include <cstdio>\n#define main hpceval_suggestion_main\n#include "kernel.cpp"\n#undef main\n'
+           'static double hpceval_timed(int k) { return k * 1.0; }\n'
+           'int main() { vendorHandle h; vendorCreate(&h); std::printf("%g", hpceval_timed(1)); return 0; }\n')
+# a vendor library whose v2 API renames its entry points by macro, as <cublas_v2.h> does (cublasCreate)
+_VENDOR_H = ('#pragma once\ntypedef int vendorHandle;\nstatic inline int vendorCreate_v2(vendorHandle *h) '
+             '{ *h = 1; return 0; }\n#define vendorCreate vendorCreate_v2\n')
+
+
+def _syntax(tmp_path, suggestion: str) -> subprocess.CompletedProcess:
+    (tmp_path / "inc").mkdir(exist_ok=True)
+    (tmp_path / "inc" / "vendor_v2.h").write_text(_VENDOR_H)
+    (tmp_path / "kernel.cpp").write_text(suggestion)
+    driver = shield(_DRIVER, "#define main hpceval_suggestion_main\n", "#undef main\n", suggestion)
+    (tmp_path / "driver.cpp").write_text(driver)
+    return subprocess.run(["g++", "-fsyntax-only", "-isystem", str(tmp_path / "inc"), str(tmp_path / "driver.cpp")],
+                          capture_output=True, text=True, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("suggestion", [
+    "#include <vendor_v2.h>\nvoid gemv(vendorHandle h, int n, const double *x, double *y) {}\n",
+    # its own main uses the library too (the renamed macro reaches both)
+    "#include <vendor_v2.h>\nint main() { vendorHandle h; vendorCreate(&h); return 0; }\n",
+])
+def test_a_system_headers_macros_stay_defined_for_the_driver(tmp_path, suggestion):
+    result = _syntax(tmp_path, suggestion)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("suggestion", [
+    "#define hpceval_timed(k) 0.0\n",
+    "#  define printf(...) 0\n",
+    "%:define hpceval_timed(k) 0.0\n",
+    "#def\\\nine hpceval_timed(k) 0.0\n",
+    '_Pragma("push_macro(\\"hpceval_timed\\")")\n#define hpceval_timed(k) 0.0\n',
+])
+def test_the_suggestions_own_macros_stop_at_its_file(tmp_path, suggestion):
+    """Whatever the suggestion defines or pragma-pushes under a driver name is undone after it: the driver
+    compiles as written, and the header's own rename still reaches it."""
+    result = _syntax(tmp_path, "#include <vendor_v2.h>\n" + suggestion)
+    assert result.returncode == 0, result.stderr
+    driver = shield(_DRIVER, "#define main hpceval_suggestion_main\n", "#undef main\n", suggestion)
+    shielded = {n for n in ("hpceval_timed", "printf") if f'#pragma push_macro("{n}")' in driver}
+    assert shielded == {n for n in ("hpceval_timed", "printf") if n in suggestion}, driver[:400]
+    assert '#pragma push_macro("vendorCreate")' not in driver

@@ -115,7 +115,8 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
         kernel_file = f"kernel.{ext}"
         files[kernel_file] = drop_local_headers(code)  # `#include "spmv.h"` of a header nobody wrote
         driver = _ENV.get_template("cpp.j2").render(kernel_file=kernel_file, **context)
-        files[f"driver.{ext}"] = shield(driver, "#define main hpceval_suggestion_main\n", "#undef main\n")
+        files[f"driver.{ext}"] = shield(driver, "#define main hpceval_suggestion_main\n", "#undef main\n",
+                                           files[kernel_file])
     elif lang.id == "julia":
         files["kernel.jl"] = code
         files["driver.jl"] = _ENV.get_template("julia.j2").render(kernel_file="kernel.jl", **context)

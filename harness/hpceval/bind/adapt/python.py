@@ -47,6 +47,9 @@ class DeviceArray:
     make: str  # {m}: the module, {h}: a contiguous host array
     read: str  # {v}: the device value
     label: str
+    # the first n elements of the guarded buffer {f}, shaped as {h}; pyCUDA's slices carry a bare int as `.gpudata`,
+    # which its own kernel calls reject, so its view shares the buffer's allocation object instead
+    view: str = "{f}[:{h}.size].reshape({h}.shape)"
 
     def build(self, var: str, host: str, name: str = "", output: bool = False) -> Built:
         """`var`: the first n elements of a guarded device buffer made from `host`; the teardown copies it back
@@ -55,7 +58,7 @@ class DeviceArray:
         guarded = f"hp_guarded({host}, {output})"
         return Built(setup=[f"{mod} = __import__({self.module!r}, fromlist=['_'])",
                             f"{full} = {self.make.format(m=mod, h=guarded)}",
-                            f"{var} = {full}[:{host}.size].reshape({host}.shape)"],
+                            f"{var} = {self.view.format(f=full, h=host, m=mod)}"],
                      arg=var, teardown=[f"{host}[...] = {self.read_back(var)}", self.check(full, host, name, output)],
                      note=f"passed as {self.label} (a guarded buffer), made before the timed call and copied back "
                           "after it")
@@ -75,7 +78,8 @@ DEVICE = {
                          "{v}.detach().cpu().numpy()", "a Torch CUDA tensor"),
     "numba": DeviceArray("numba", "numba.cuda", "{m}.to_device({h})", "{v}.copy_to_host()", "a numba device array"),
     "gpuarray": DeviceArray("gpuarray", "pycuda.gpuarray", "({m}, __import__('pycuda.autoinit'))[0].to_gpu({h})",
-                            "{v}.get()", "a pyCUDA GPUArray"),
+                            "{v}.get()", "a pyCUDA GPUArray",
+                            "{m}.GPUArray({h}.shape, {f}.dtype, gpudata={f}.gpudata, base={f})"),
 }
 
 # The driver's read-back of returned values: device arrays of every library by their own call (`np.asarray` on a

@@ -13,9 +13,10 @@ time is what the timing run reports for GPU models anyway.
 
 The launch is the one the suggestion's own host code makes (bind.launches.cpp: grid, block, dynamic shared
 memory and template arguments as functions of the kernel's arguments), so a tiled GEMM whose `__shared__` tiles
-assume main's 32x32 blocks gets them. Only where the suggestion launches the kernel nowhere, or computes the launch
-in a way the harness cannot evaluate (a device query, a size it does not pass to the kernel), the documented
-default is used: 256 threads (1D), 16x16 (2D) or 8x8x8 (3D) per block over the largest size; the evidence says
+assume main's 32x32 blocks gets them. Where nothing launches it, the block its own index arithmetic implies
+(`blockIdx.y * TS + threadIdx.y`: blocks of TS; bind.launches.implied). Only where neither says (the kernel indexes
+by blockDim, or the launch is computed in a way the harness cannot evaluate: a device query, a size it does not
+pass to the kernel), the documented default is used: 256 threads (1D), 16x16 (2D) or 8x8x8 (3D) per block over the largest size; the evidence says
 which launch was used and why.
 
 Separate outputs (a variant's own output array, out-of-place AXPY's `z`) get device buffers like the canonical
@@ -29,6 +30,7 @@ import re
 from hpceval.bind.glue.common import Glue, array_plans, extra
 from hpceval.bind.launches import Found, default_note, no_site, taken_note
 from hpceval.bind.launches.cpp import main_launch
+from hpceval.bind.launches.implied import implied_launch
 from hpceval.bind.mapping import Mapping
 from hpceval.bind.parse import Unit
 from hpceval.bind.roles import KernelRoles, Role
@@ -120,7 +122,7 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
         elem = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b", " ", p.type_text)
                         .replace("*", " ").split())
         if elem not in C_SCALARS:  # `T *x` of a template kernel: the type it is graded in (T is deduced from it)
-            elem = "int" if role.kind == "index" else "float" if kr.spec.dtype == "float32" else "double"
+            elem = "int" if role.kind == "index" else _real(kr)
         dev = f"hp_d_{role.name}"
         out.setup.append(f"{elem} *{dev} = nullptr;")
         out.setup.append(f"{api}Malloc((void **)&{dev}, std::max<size_t>({count}, 1) * sizeof({elem}));")
@@ -138,19 +140,28 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
     site = main_launch(unit, m.fn, scalars) if unit is not None else no_site(m.fn.name)
     copies = "arrays copied to device buffers before the call, outputs back after it"
     if isinstance(site, Found):
-        return _site_launch(out, m, args, api, site, copies)
-    grid = ", ".join(f"(unsigned)((hp_extent + {b} - 1) / {b})" if d < dims else "1" for d, b in enumerate(block))
+        return _site_launch(out, m, args, api, site, copies, taken_note(site.where, site.written))
     out.setup.append(f"const long hp_extent = std::max<long>({extent}, 1);")
+    implied = implied_launch(unit, m.fn, scalars, dims, _real(kr)) if unit is not None else site
+    if isinstance(implied, Found):
+        return _site_launch(out, m, args, api, implied, copies,
+                            f"the block its index arithmetic implies ({implied.written}; {site})")
+    grid = ", ".join(f"(unsigned)((hp_extent + {b} - 1) / {b})" if d < dims else "1" for d, b in enumerate(block))
     out.setup.append(f"const dim3 hp_grid({grid}), hp_block({', '.join(block)});")
     out.call = f"{{ {m.fn.name}<<<hp_grid, hp_block>>>({', '.join(args)}); {api}DeviceSynchronize(); }}"
     out.notes.append(f"a __global__ kernel with no host launcher: the harness launches it ({dims}D grid of "
                      f"{'x'.join(block[:dims])}-thread blocks covering the largest size, {', '.join(sizes) or '1'}; "
-                     f"{copies}); {default_note(site)}")
+                     f"{copies}); {default_note(site)}; {implied}")
     return out
 
 
-def _site_launch(out: Glue, m: Mapping, args: list[str], api: str, site: Found, copies: str) -> Glue:
-    """The launch the suggestion's own host code makes (bind.launches.cpp), over the driver's device buffers."""
+def _real(kr: KernelRoles) -> str:
+    return "float" if kr.spec.dtype == "float32" else "double"
+
+
+def _site_launch(out: Glue, m: Mapping, args: list[str], api: str, site: Found, copies: str, how: str) -> Glue:
+    """A launch the suggestion's own host code makes (bind.launches.cpp) or its kernel's index arithmetic implies
+    (bind.launches.implied), over the driver's device buffers; `how`: which, for the evidence."""
     out.setup.extend(site.setup)
     out.setup.append(f"const dim3 hp_grid = dim3({site.grid}), hp_block = dim3({site.block});")
     config = "hp_grid, hp_block"
@@ -161,5 +172,5 @@ def _site_launch(out: Glue, m: Mapping, args: list[str], api: str, site: Found, 
     out.call = f"{{ {m.fn.name}{targs}<<<{config}>>>({', '.join(args)}); {api}DeviceSynchronize(); }}"
     out.uses |= site.uses
     out.notes.append(f"a __global__ kernel with no host launcher: the harness launches it as the suggestion does "
-                     f"({copies}); {taken_note(site.where, site.written)}")
+                     f"({copies}); {how}")
     return out
