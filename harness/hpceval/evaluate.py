@@ -180,7 +180,8 @@ class Evaluator:
         spec = graded or graded_spec(spec, binding)  # a variant at random extra values, in the precision graded
         spec, feasible_note = feasible_timing(spec, self.run_limits)  # a dense CG is timed where it fits
         try:
-            files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
+            files = binding.files or render_unit(code, spec, lang, binding, toolchain.unit_hooks(model, code),
+                                                        toolchain.driver_ext)
         except BindError as exc:
             return self._unbound(code, spec, model, str(exc), base)
         prefix = f"hpceval-{spec.id}-{model.id}-"  # in the scratch root: removed with the run however it ends
@@ -286,7 +287,7 @@ class Evaluator:
         known = self.alone_cache.get(key)
         if known is not None:
             return known
-        files, source = alone_files(unit, spec, lang, toolchain.hooks(model), toolchain.driver_ext)
+        files, source = alone_files(unit, spec, lang, toolchain.unit_hooks(model, unit), toolchain.driver_ext)
         steps = alone_steps(toolchain.build_steps(model), lang.id, source)
         if not steps or not info.available:
             return self.alone_cache.put(key, Alone(None))
