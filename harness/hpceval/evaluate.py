@@ -80,7 +80,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "13"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "14"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -246,6 +246,9 @@ class Evaluator:
             return Evaluation(verdict=Verdict.wrong_result, evidence=f"{error} (the harness grades {spec.name} over "
                               f"several sizes)", **base)
         missing = _missing_data_inputs(error, spec)
+        if missing and reason and CUT_OFF in reason:  # the kernel was where the answer was cut: no other operation
+            return Evaluation(verdict=Verdict.incomplete, evidence=f"{reason}: cut off before the kernel (its complete "
+                              f"functions are helpers, none with {', '.join(missing)}); {error}", **base)
         if missing:
             return Evaluation(verdict=Verdict.wrong_result,
                               evidence=f"{error}: a function without {', '.join(missing)} cannot compute {spec.name} "
@@ -350,6 +353,9 @@ def _completeness(code: str, lang: str) -> str | None:
 
 # Inputs a kernel function may fix itself without computing something else: a solver's stopping rule.
 CONTROL_INPUTS = frozenset({"tol", "max_iter"})
+
+
+CUT_OFF = "incomplete: cut off"  # analysis.completeness's reason for a text cut before its end
 
 
 def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:
