@@ -102,13 +102,9 @@ def show(M):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_cut_before_the_kernel(case, catalog, evaluator):
-    from hpceval.bind import choose_binding
-
+def test_cut_before_the_kernel(case, paper_evaluate):
     _, kernel, model, code, verdict = case
-    spec, m = catalog.kernels[kernel], catalog.models[model]
-    b = choose_binding(code, spec, catalog.languages[m.language], "paper", m)
-    e = evaluator.evaluate(code, spec, m, b)
+    e = paper_evaluate(code, kernel, model)
     assert e.verdict == verdict, f"{e.verdict}: {e.evidence}"
     if verdict == V.incomplete:
         assert "cut off" in e.evidence and "cannot compute" not in e.evidence, e.evidence

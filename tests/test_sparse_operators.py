@@ -78,11 +78,9 @@ def spmv(A, x):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_a_matrix_used_by_its_operators(case, catalog, evaluator):
+def test_a_matrix_used_by_its_operators(case, paper_evaluate):
     _, kernel, model, code, verdict = case
-    spec, m = catalog.kernels[kernel], catalog.models[model]
-    b = choose_binding(code, spec, catalog.languages[m.language], "paper", m)
-    e = evaluator.evaluate(code, spec, m, b)
+    e = paper_evaluate(code, kernel, model)
     assert e.verdict in (verdict if isinstance(verdict, tuple) else (verdict,)), f"{e.verdict}: {e.evidence}"
     assert "cannot compute" not in e.evidence, e.evidence
 
