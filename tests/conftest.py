@@ -33,3 +33,15 @@ def copilot_sample() -> Path:
     if not path.is_dir():
         pytest.skip("../shared/corpus/copilot-sample not present")
     return path
+
+
+@pytest.fixture(scope="session")
+def paper_evaluate(catalog, evaluator):
+    """Evaluate a paper-style (free-form) suggestion as the pipeline does: its binding chosen, then graded."""
+    from hpceval.bind import choose_binding
+
+    def run(code: str, kernel: str, model: str):
+        spec, m = catalog.kernels[kernel], catalog.models[model]
+        return evaluator.evaluate(code, spec, m, choose_binding(code, spec, catalog.languages[m.language], "paper", m))
+
+    return run

@@ -80,7 +80,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "13"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "14"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -180,7 +180,8 @@ class Evaluator:
         spec = graded or graded_spec(spec, binding)  # a variant at random extra values, in the precision graded
         spec, feasible_note = feasible_timing(spec, self.run_limits)  # a dense CG is timed where it fits
         try:
-            files = binding.files or render_unit(code, spec, lang, binding, toolchain.hooks(model), toolchain.driver_ext)
+            files = binding.files or render_unit(code, spec, lang, binding, toolchain.unit_hooks(model, code),
+                                                        toolchain.driver_ext)
         except BindError as exc:
             return self._unbound(code, spec, model, str(exc), base)
         prefix = f"hpceval-{spec.id}-{model.id}-"  # in the scratch root: removed with the run however it ends
@@ -245,6 +246,9 @@ class Evaluator:
             return Evaluation(verdict=Verdict.wrong_result, evidence=f"{error} (the harness grades {spec.name} over "
                               f"several sizes)", **base)
         missing = _missing_data_inputs(error, spec)
+        if missing and reason and CUT_OFF in reason:  # the kernel was where the answer was cut: no other operation
+            return Evaluation(verdict=Verdict.incomplete, evidence=f"{reason}: cut off before the kernel (its complete "
+                              f"functions are helpers, none with {', '.join(missing)}); {error}", **base)
         if missing:
             return Evaluation(verdict=Verdict.wrong_result,
                               evidence=f"{error}: a function without {', '.join(missing)} cannot compute {spec.name} "
@@ -286,7 +290,7 @@ class Evaluator:
         known = self.alone_cache.get(key)
         if known is not None:
             return known
-        files, source = alone_files(unit, spec, lang, toolchain.hooks(model), toolchain.driver_ext)
+        files, source = alone_files(unit, spec, lang, toolchain.unit_hooks(model, unit), toolchain.driver_ext)
         steps = alone_steps(toolchain.build_steps(model), lang.id, source)
         if not steps or not info.available:
             return self.alone_cache.put(key, Alone(None))
@@ -349,6 +353,9 @@ def _completeness(code: str, lang: str) -> str | None:
 
 # Inputs a kernel function may fix itself without computing something else: a solver's stopping rule.
 CONTROL_INPUTS = frozenset({"tol", "max_iter"})
+
+
+CUT_OFF = "incomplete: cut off"  # analysis.completeness's reason for a text cut before its end
 
 
 def _missing_data_inputs(error: str, spec: KernelSpec) -> list[str]:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from hpceval.analysis.prose import code_lines
 from hpceval.contracts import Prompt
 
 _THINK = re.compile(r"<(think|thinking|reasoning|thought)>.*?</\1>", re.DOTALL | re.IGNORECASE)
@@ -380,11 +381,13 @@ def _strip_comments_and_strings(code: str, language: str) -> str:
 
 
 def has_code(code: str, language: str, prompt_text: str = "") -> bool:
-    """Something besides comments, blank lines and the prompt's own keyword."""
+    """Something besides comments, blank lines, prose (analysis.prose: a sentence's colon or parentheses are no
+    code) and the prompt's own keyword."""
     body = _strip_comments_and_strings(code, language).strip()
     keyword = _trailing_keyword(prompt_text) if prompt_text else None
     if keyword and body.lower() == keyword.lower():
         return False
+    body = code_lines(body, language)
     tokens = re.findall(r"\w+|[^\w\s]", body)
     return len(tokens) >= 3 and bool(re.search(r"[(){}=;:\[\]]", body))
 

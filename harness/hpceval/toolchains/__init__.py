@@ -122,6 +122,12 @@ class Toolchain(ABC):
         Called before any job, with what `detect` found."""
         return info
 
+    def unit_hooks(self, model: ProgrammingModel, code: str) -> DriverHooks:
+        """The driver hooks for one suggestion's unit: `hooks`, plus what this suggestion needs from the toolchain
+        and did not write (a header it uses without including it: toolchains.sycl); said in the evidence by
+        `job_adjustments`."""
+        return self.hooks(model)
+
     def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
         """Per-suggestion changes to sizes, environment, limits and timing (numba.cuda under the simulator, GPU
         jobs' sandbox needs). Called once before the build."""

@@ -35,13 +35,15 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 from hpceval import scratch
+from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, SecondRun, ToolInfo, model_libs, threads, tool_version
+from hpceval.toolchains import CompiledToolchain, JobAdjust, SecondRun, ToolInfo, model_libs, threads, tool_version
 from hpceval.toolchains.cuda import INCLUDE_DIR, FileLock, cache_dir, cached_library, nvidia_gpu
 from hpceval.toolchains.source_build import SourceBuildError, finish_install, is_complete, run_steps
 
@@ -263,6 +265,21 @@ def read_ompt(workdir: Path) -> dict[str, int] | None:
     return {"regions": 0, **out}  # created when libomp started, no parallel region since
 
 
+_SYCL_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](?:sycl/sycl|CL/sycl|SYCL/sycl|sycl|hipSYCL/sycl/sycl)\.hpp[>"]',
+                           re.MULTILINE)
+_CL_SYCL = re.compile(r"\bcl\s*::\s*sycl\b")
+
+
+def missing_header(code: str) -> str | None:
+    """The SYCL header a suggestion that includes none is written against (None where it includes one): SYCL 1.2.1's
+    <CL/sycl.hpp> where it spells `cl::sycl`, else SYCL 2020's <sycl/sycl.hpp>. The harness adds it, as the Kokkos
+    toolchain adds Kokkos_Core.hpp: which header a SYCL compiler wants is the toolchain's business, and its
+    omission is no fault of the kernel's (one that fails for another reason still fails)."""
+    if _SYCL_INCLUDE.search(code):
+        return None
+    return "<CL/sycl.hpp>" if _CL_SYCL.search(code) else "<sycl/sycl.hpp>"
+
+
 class Sycl(CompiledToolchain):
     name = "sycl"
     language = "cpp"
@@ -306,6 +323,19 @@ class Sycl(CompiledToolchain):
         command = self.compiler_command()
         return [[*command, *self.base_flags, *self.layout_flags, *_target_flags(command), *model.flags, *self.sources,
                  "-o", "prog", *model_libs(model)]]
+
+    def unit_hooks(self, model: ProgrammingModel, code: str) -> DriverHooks:
+        hooks = super().unit_hooks(model, code)
+        header = missing_header(code)
+        return replace(hooks, includes=[*hooks.includes, f"#include {header}"]) if header else hooks
+
+    def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
+        adjust = super().job_adjustments(spec, model, code)
+        header = missing_header(code)
+        if not header:
+            return adjust
+        note = f"#include {header} added by the harness (the suggestion includes no SYCL header)"
+        return replace(adjust, note="; ".join(n for n in (adjust.note, note) if n)) if adjust else JobAdjust(note=note)
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         env = {**super().env(model), "OMP_PROC_BIND": "false"}

@@ -148,7 +148,9 @@ class ParamType:
     why: str = ""
     fields: list[str] = field(default_factory=list)
     cls: str | None = None
-    matmul: bool = False  # used as `p @ v` / `p.dot(v)`: a SciPy matrix where the kernel is sparse
+    # used as a matrix (`p @ v`, `p * v`, `p.dot(v)`) and never indexed: a SciPy matrix where the kernel is sparse
+    # (its variants carry CSR arrays), the dense array the driver holds where it is dense (GEMV)
+    matmul: bool = False
     # a scalar that reaches a `@triton.jit` kernel: handed as a Python float/int (Triton's launcher refuses NumPy
     # scalars: "failed to specialize argument of type: numpy.float32"); the evidence, else ""
     native: str = ""
@@ -156,8 +158,7 @@ class ParamType:
     def role(self, kr: KernelRoles, name: str) -> Role | None:
         """The role a record parameter takes: the canonical parameters its fields carry (each field named like one
         of them, at least two arrays, inputs only), or None when it is no record of this kernel's arrays."""
-        fields = list(SCIPY_FIELDS) if self.kind == "scipy_csr" or (self.matmul and self.kind == "numpy") \
-            else self.fields if self.record else []
+        fields = list(SCIPY_FIELDS) if self.sparse else self.fields if self.record else []
         carried: list[tuple[str, str]] = []
         for f in fields:
             named = [r for r in kr.canonical if f in r.names]
@@ -174,6 +175,11 @@ class ParamType:
             return None
         return Role(name=f"{name}{{{', '.join(c for _f, c in carried)}}}", kind="record", intent="in",
                     names=[name], fields=tuple(carried))
+
+    @property
+    def sparse(self) -> bool:
+        """A SciPy matrix wherever the kernel's roles carry its CSR fields (read, or used only as a matrix)."""
+        return self.kind == "scipy_csr" or (self.matmul and self.kind == "numpy")
 
     @property
     def device(self) -> bool:
@@ -194,7 +200,7 @@ SIZE_FIELDS = {"shape", "nnz", "n", "m", "nrows", "ncols", "size", "rows", "cols
 def build_record(t: ParamType, var: str, fields: dict[str, str], rows: str) -> Built:
     """The statements that make a record parameter from the driver's arrays (`fields`: field -> host expression;
     `rows`: the matrix's row count, for a SciPy matrix)."""
-    if t.kind == "scipy_csr":
+    if t.sparse:
         parts = ", ".join(fields[f] for f in ("data", "indices", "indptr"))
         make = f"__import__('scipy.sparse', fromlist=['_']).csr_matrix(({parts}), shape=({rows}, {rows}))"
         note = "a SciPy CSR matrix of the kernel's arrays"
@@ -315,6 +321,15 @@ def _is(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
+def _matrix_operand(node: ast.AST, name: str) -> bool:
+    """The parameter as the left operand of a product, itself or transposed (`A`, `A.T`, `A.transpose()`)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "transpose":
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr in ("T", "H"):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == name
+
+
 def _callee_name(func: ast.AST) -> str | None:
     """The kernel a call launches: `k(...)`, `k[grid, block](...)`, `k.forall(n)(...)`."""
     node = func
@@ -347,7 +362,7 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
         if cls in mod.classes:
             return ParamType("record", f"annotated with its own class {cls}", list(mod.classes[cls]), cls)
     host = device = None
-    matmul = False
+    matmul = product = indexed = False
     native = ""
     attrs: list[str] = []
     keys: list[str] = []
@@ -394,11 +409,15 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
             if lib:
                 device = device or (lib, f"uses .{node.attr}")
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name:
+            indexed = True
             key = node.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 keys.append(key.value)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult) and _is(node.left, name):
             matmul = True
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.MatMult)) and \
+                _matrix_operand(node.left, name) and not isinstance(node.right, ast.Constant):
+            product = True
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == name:
             target = node.targets[0]
             if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
@@ -409,6 +428,7 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
             if any(_is(t, name) and isinstance(t, ast.Subscript) for t in targets) and any(
                     f"{w}(" in value or f".{w}" in value for w in ("asnumpy", "copy_to_host", ".get", ".cpu")):
                 host = f"receives a device result ({value[:40]})"
+    matmul = matmul or (product and not indexed)  # `A * x` is a matrix product only for a matrix never indexed
     if host:
         found = ParamType("numpy", host)
     elif device:
