@@ -39,10 +39,18 @@ if [ "$TESTS" = 1 ]; then
   step "GPU verdict tests"
   deadline=$(( $(date +%s) + ${TESTS_S:-330} ))
   : > "$OUT/gpu_tests.log"
-  for f in tests/test_gpu_launch_from_main.py tests/test_implied_launch.py tests/test_gemm_layout.py \
-      tests/test_thrust_params.py tests/test_python_device_values.py tests/test_python_adapters.py \
-      tests/test_gpu_launch_python.py tests/test_embedded_kernel_launch.py tests/test_work_ran.py \
-      tests/test_toolchains_gpu.py; do
+  FILES=(tests/test_gpu_launch_from_main.py tests/test_implied_launch.py tests/test_gemm_layout.py
+         tests/test_thrust_params.py tests/test_python_device_values.py tests/test_python_adapters.py
+         tests/test_gpu_launch_python.py tests/test_embedded_kernel_launch.py tests/test_work_ran.py
+         tests/test_toolchains_gpu.py)
+  if python3 -c "import xdist" 2>/dev/null; then  # pytest-xdist carried in .whl/: the files in parallel, one report
+    timeout "$(left $deadline)" python3 -m pytest -p no:cacheprovider -n "${XDIST:-12}" -v -rfEs --tb=short -m gpu \
+      "${FILES[@]}" > "$OUT/gpu_tests.log" 2>&1
+    rc=$?
+    grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/gpu_tests.log" | tail -12
+    FILES=()
+  fi
+  for f in "${FILES[@]}"; do
     t=$(left $deadline)
     if [ "$t" -le 5 ]; then echo "== $f: not run (time limit)" >> "$OUT/gpu_tests.log"; rc=1; continue; fi
     echo "== $f" >> "$OUT/gpu_tests.log"
