@@ -240,11 +240,34 @@ def test_triton_grid_lambda_and_constexpr_come_from_the_script(catalog):
     b = _bind(catalog, TRITON_SCRIPT, "axpy", "python-triton")
     assert not b.error, b.error
     body = ast.unparse(_launcher(b))
-    # the grid lambda reads the kernel's x (a torch tensor on the device, made from the driver's array)
-    assert "_hp_grid = lambda meta: (triton.cdiv(_hp_d_x_ptr.numel(), meta['BLOCK_SIZE']),)" in body, body
-    assert "add_scaled_kernel[_hp_grid](_hp_d_x_ptr, _hp_d_y_ptr, alpha, n_elements, BLOCK_SIZE=512)" in body, body
-    assert "torch.from_numpy" in body and ".cpu().numpy()" in body  # y comes back to the driver's array
+    # the grid lambda reads the kernel's x: the launcher hands its parameters on as they are
+    assert "_hp_grid = lambda meta: (triton.cdiv(x_ptr.numel(), meta['BLOCK_SIZE']),)" in body, body
+    assert "add_scaled_kernel[_hp_grid](x_ptr, y_ptr, alpha, n_elements, BLOCK_SIZE=512)" in body, body
     assert "launch taken from the suggestion's script" in b.evidence
+    # ... and the driver makes them: torch tensors that are views of guarded buffers, made before the clock starts
+    # and read back (guard zones checked) after it stops, so an unmasked store past n is caught
+    setup, teardown = "\n".join(b.setup), "\n".join(b.teardown)
+    for name, arg in (("x", "x_ptr"), ("y", "y_ptr")):
+        assert f'hp_torch.from_numpy(hp_guarded(ns["{name}"]' in setup, setup
+        assert f"hp_check_pad(hp_dev_{arg}_guarded[" in teardown, teardown
+    assert 'float(ns["a"])' in b.args and 'int(ns["n"])' in b.args, b.args
+
+
+@pytest.mark.parametrize("code,kernel,model,library", [
+    (TRITON_NO_MASK, "axpy", "python-triton", "hp_torch"),
+    (NUMBA_1D_SCRIPT, "gemv", "python-numba", "hp_numba"),
+    (NUMBA_2D_MAIN, "gemm", "python-numba", "hp_numba"),
+], ids=["triton-no-mask", "numba-1d-script", "numba-2d-main"])
+def test_script_launched_kernels_get_guarded_device_arrays(catalog, code, kernel, model, library):
+    """Whatever launches the kernel (the script's launch, taken into a launcher), its arrays are the driver's
+    guarded device arrays: an unmasked or unguarded store past the end lands in the guard zone, never in an
+    allocator's slack."""
+    b = _bind(catalog, code, kernel, model)
+    assert not b.error, b.error
+    guarded = [s for s in b.setup if "hp_guarded(" in s]
+    arrays = [p.name for p in catalog.kernels[kernel].params if p.is_array]
+    assert len(guarded) == len(arrays) and all(library in s for s in guarded), b.setup
+    assert sum("hp_check_pad(" in s for s in b.teardown) == len(arrays), b.teardown
 
 
 # ------------------------------------------------------------------------------- verdicts (numba: simulator)
@@ -293,3 +316,20 @@ def test_triton_verdicts_on_a_gpu(evaluator, catalog, code, verdicts):
 def test_numba_cuda_verdicts_on_a_gpu(evaluator, catalog, code, kernel, verdicts):
     ev = _verdict(evaluator, catalog, code, kernel, "python-numba")
     assert ev.verdict in verdicts, f"{ev.verdict}: {ev.evidence[-1500:]}"
+
+
+@pytest.mark.parametrize("model,native", [("python-triton", True), ("python-numba", False), ("python-cupy", False)])
+def test_triton_drivers_hand_on_python_scalars(catalog, model, native):
+    """A chat-style (canonical) Triton suggestion hands the driver's `a` to its kernel itself: the driver gives
+    Python scalars (Triton rejects a NumPy scalar: "failed to specialize argument of type: numpy.float32"); other
+    models keep the NumPy scalar of the graded precision."""
+    from hpceval.bind import canonical_binding, render_unit
+    from hpceval.toolchains import get_toolchain
+
+    m = catalog.models[model]
+    tc = get_toolchain(m.toolchain)
+    lang = catalog.languages["python"]
+    spec = catalog.kernels["axpy"]
+    driver = render_unit("def saxpy(n, a, x, y):\n    pass\n", spec, lang, canonical_binding(spec, lang),
+                         tc.hooks(m), tc.driver_ext)["driver.py"]
+    assert ("value.item()" in driver) is native

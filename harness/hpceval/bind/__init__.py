@@ -39,6 +39,9 @@ class DriverHooks:
     init: str = ""
     finalize: str = ""
     thread_probe: bool = False
+    # the kernel's scalars as Python int/float, not NumPy scalars: a Triton kernel rejects a NumPy scalar
+    # ("failed to specialize argument of type: numpy.float32") wherever the suggestion hands the driver's value on
+    native_scalars: bool = False
 
 
 def _ctype(p: Param, spec: KernelSpec) -> str:

@@ -380,6 +380,9 @@ def _script_launch(code: str, unit: Unit, fn: SFunction, m: Mapping, notes: list
     launcher = next(f for f in unit.functions if f.name == PREFIX + fn.name)
     mapped = [p for p in fn.params if m.assign.get(p.position) is not None]
     launcher.params = [dataclasses.replace(p, position=j) for j, p in enumerate(mapped)]
+    from hpceval.bind.adapt.python import infer_parameter_types
+
+    launcher.types = infer_parameter_types(unit.code, launcher.name)  # what the kernel takes: device arrays
     assign = {j: m.assign[p.position] for j, p in enumerate(mapped)}
     notes.append(note)
     return unit, launcher, dataclasses.replace(m, fn=launcher, assign=assign, alternatives=[])

@@ -26,6 +26,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from hpceval.bind import DriverHooks
 from hpceval.spec import ProgrammingModel
 from hpceval.toolchains import JobAdjust, ToolInfo
 from hpceval.toolchains.cuda import NO_GPU_NOTE, nvidia_gpu
@@ -59,6 +60,11 @@ class PythonTriton(PythonGpu):
                             note="Triton interpreter (TRITON_INTERPRET=1) on the CPU")
         return ToolInfo(True, version, can_run=False, note=f"{NEEDS_GPU}; {NO_GPU_NOTE}",
                         how_to_get="run on a machine with an NVIDIA GPU, or pip install torch for the interpreter")
+
+    def hooks(self, model: ProgrammingModel) -> DriverHooks:
+        hooks = super().hooks(model)
+        hooks.native_scalars = True
+        return hooks
 
     def interpreted(self) -> bool:
         return nvidia_gpu() is None

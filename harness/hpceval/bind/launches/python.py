@@ -8,9 +8,10 @@ grid lambda) gets a launcher function appended to the unit, whose body is that l
 
 The script's variables passed as the kernel's arguments become the launcher's parameters (`d_A =
 cuda.to_device(A)` passed as the kernel's A also makes the script's A that parameter: `A.shape[0]`), so the
-configuration is a function of the driver's sizes. numba.cuda takes the driver's NumPy arrays as they are (it
-copies them to the device and back around the launch); a Triton kernel takes tensors, so the launcher makes
-torch tensors on the device ("cuda", or the CPU under Triton's interpreter) and copies the outputs back. A
+configuration is a function of the driver's sizes. The launcher hands its arrays to the kernel as they are, so
+the type adapters (bind.adapt.python) read them as the kernel's own device arrays: the driver makes them (numba
+device arrays, torch tensors on "cuda" or, under Triton's interpreter, the CPU) as views of guarded buffers before
+the clock starts and copies the outputs back after it, so an unmasked store past n is caught in the guard zone. A
 numba.cuda kernel that the script never launches gets the documented default (256 threads per block, 16x16 in
 2-D, over the largest size); a Triton kernel without a launch is left as it is (its block sizes are its own).
 The evidence says which launch was used.
@@ -136,9 +137,8 @@ def script_launcher(unit: Unit, fn: SFunction, m: Mapping) -> tuple[str, str] | 
         return None
     mapped = [p for p in fn.params if m.assign.get(p.position) is not None]
     params = [p.name for p in mapped]
-    outputs = [p.name for p in mapped if m.assign[p.position].is_array and m.assign[p.position].is_output]
     arrays = [p.name for p in mapped if m.assign[p.position].is_array]
-    dev = {a: f"_hp_d_{a}" for a in arrays} if kind == "triton" else {a: a for a in arrays}
+    dev = {a: a for a in arrays}
     site = _site(tree, fn.name, kdef.lineno)
     try:
         if site is None:
@@ -151,15 +151,9 @@ def script_launcher(unit: Unit, fn: SFunction, m: Mapping) -> tuple[str, str] | 
             return None
         body, note = _default(fn, mapped, m), default_note(str(exc))
     lines = [f"def {PREFIX}{fn.name}({', '.join(params)}):"]
-    if kind == "triton":
-        lines += ["    import numpy as _hp_np", "    import torch as _hp_torch",
-                  '    _hp_where = "cuda" if _hp_torch.cuda.is_available() else "cpu"']
-        lines += [f"    {dev[a]} = _hp_torch.from_numpy(_hp_np.ascontiguousarray({a})).to(_hp_where)" for a in arrays]
-        # Triton takes Python scalars (a NumPy scalar is no valid kernel argument)
+    if kind == "triton":  # Triton takes Python scalars (a NumPy scalar is no valid kernel argument)
         lines += [f"    {p} = {p}.item() if hasattr({p}, 'item') else {p}" for p in params if p not in arrays]
     lines += [f"    {line}" for line in body]
-    if kind == "triton":
-        lines += [f"    {a}[...] = {dev[a]}.cpu().numpy().reshape({a}.shape)" for a in outputs]
     what = "numba.cuda" if kind == "numba" else "Triton"
     return "\n\n" + "\n".join(lines) + "\n", f"a {what} kernel the harness launches through a launcher; {note}"
 
