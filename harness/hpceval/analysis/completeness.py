@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 
 from hpceval.analysis.known_names import (
     C_FUNCTIONS,
@@ -286,6 +287,26 @@ def _python(code: str) -> str | None:
     calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     missing = _undefined(calls, defined, PYTHON_BUILTINS)
     return _missing("helpers", missing) if missing else None
+
+
+def module_attribute_calls(code: str) -> list[str]:
+    """Python calls `M.attr(...)` where M is bound by `import pkg [as M]` and may lack `attr`: the module is not
+    loaded in this process (its import in the sandbox decides, checks.builds_alone), or is and lacks it. A cheap
+    filter before that import; never itself a claim that a name is missing."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    modules = {(a.asname or a.name.split(".")[0]): (a.name if a.asname else a.name.split(".")[0])
+               for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    out = []
+    for n in ast.walk(tree):
+        f = n.func if isinstance(n, ast.Call) else None
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in modules:
+            loaded = sys.modules.get(modules[f.value.id])
+            if loaded is None or not hasattr(loaded, f.attr):
+                out.append(f"{f.value.id}.{f.attr}")
+    return out
 
 
 def _stub(f) -> bool:
