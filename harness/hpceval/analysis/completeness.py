@@ -114,6 +114,9 @@ def _cpp(code: str) -> str | None:
     opened, closed = bare.count("{"), bare.count("}")
     if opened > closed:
         return f"incomplete: cut off ({opened - closed} unclosed brace{'s' if opened - closed > 1 else ''})"
+    parens = bare.count("(") - bare.count(")")
+    if parens > 0:  # cut inside a parameter list or a call: every brace may be closed (`double cg(int n, double *A`)
+        return f"incomplete: cut off ({parens} unclosed parenthes{'e' if parens > 1 else 'i'}s)"
     src = c_sanitize(re.sub(r"<<<.*?>>>", lambda m: " " * len(m.group(0)), bare, flags=re.DOTALL))
     tree = parser("cpp").parse(src.encode())
     defs = [n for n in walk(tree.root_node) if n.type == "function_definition"]
