@@ -45,3 +45,18 @@ def paper_evaluate(catalog, evaluator):
         return evaluator.evaluate(code, spec, m, choose_binding(code, spec, catalog.languages[m.language], "paper", m))
 
     return run
+
+
+@pytest.fixture(scope="session")
+def paper_verdict(paper_evaluate):
+    """paper_evaluate, then the verdict asserted (skipped where the model's toolchain is missing); the evaluation."""
+    from hpceval.contracts import Verdict
+
+    def check(code: str, kernel: str, model: str, verdict: Verdict):
+        e = paper_evaluate(code, kernel, model)
+        if e.verdict == Verdict.infra_error and "toolchain unavailable" in e.evidence:
+            pytest.skip(e.evidence)
+        assert e.verdict == verdict, f"{e.verdict}: {e.evidence}"
+        return e
+
+    return check

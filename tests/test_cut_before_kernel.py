@@ -100,8 +100,43 @@ def show(M):
 """, V.wrong_result),
 ]
 
+# Cut inside the kernel's parameter list (the study's cg/cpp-openmp r3 ends `double conj_grad(int n, double *A`):
+# every brace is closed, the parenthesis is not.
+CUT_IN_SIGNATURE = [
+    ("cpp-helpers-then-cut-in-parameter-list", "cg", "cpp-openmp", """
+#include <cmath>
+void vecset(double *x, double *y, int n, double a) {
+  for (int i = 0; i < n; ++i) x[i] = a * y[i];
+}
+double vecdot(double *x, double *y, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += x[i] * y[i];
+  return s;
+}
+// Conjugate Gradients
+double conj_grad(int n, double *A
+""", V.incomplete),
+    ("openacc-helper-then-cut-after-open-paren", "gemv", "cpp-openacc", """
+void print_vec(const float *v, int n) { for (int i = 0; i < n; i++) (void)v[i]; }
+void gemv(
+""", V.incomplete),
+    ("cpp-kernel-complete-then-next-signature-cut", "axpy", "cpp-openmp", """
+void axpy(int n, float a, const float *x, float *y) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++) y[i] = a * x[i] + y[i];
+}
+void axpy_check(int n, const float *y, const float *
+""", V.correct),
+    ("cpp-helper-only-uncut-stays-not-the-kernel", "gemv", "cpp-openmp", """
+#include <cstdio>
+void print_matrix(const double *m, int rows, int cols) {
+  for (int i = 0; i < rows; i++) printf("%f\\n", m[i * cols]);
+}
+""", V.wrong_result),
+]
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+
+@pytest.mark.parametrize("case", CASES + CUT_IN_SIGNATURE, ids=[c[0] for c in CASES + CUT_IN_SIGNATURE])
 def test_cut_before_the_kernel(case, paper_evaluate):
     _, kernel, model, code, verdict = case
     e = paper_evaluate(code, kernel, model)

@@ -161,6 +161,23 @@ def test_indented_cut_declaration_not_taken_for_prose():
     assert notes == []
 
 
+@pytest.mark.parametrize("width", [4, 74])
+@pytest.mark.parametrize("prose", [True, False])
+def test_completion_indented_under_the_prompts_comment(width: int, prose: bool, catalog):
+    """Through extract, as the pipeline reads a completion: the prompt's comment is stitched at column 0 above the
+    indented panel (the study's axpy/cpp-kokkos/paper/keyword r9); the panel's prose is still dropped."""
+    from hpceval.extract import extract_details
+    from hpceval.prompts import plan
+
+    prompt = next(p for p in plan(catalog, [catalog.kernels["axpy"]], [catalog.models["cpp-kokkos"]], ["paper"],
+                                  ["keyword"]))
+    panel = _indent(_FUNCTOR, width) + (_indent("\nI am trying to run the code on the following machine:\n", width)
+                                        if prose else "")
+    x = extract_details(panel, prompt, "axpy")
+    assert x.code.rstrip().endswith("}") and "machine" not in x.code
+    assert x.notes == (["dropped the prose after the code"] if prose else [])
+
+
 def test_indented_top_level_items_split_at_common_indent():
     from hpceval.extract import _top_level_items
     code = _indent(_FUNCTOR, 10)

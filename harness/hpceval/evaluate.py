@@ -17,7 +17,13 @@ from functools import cached_property
 from pathlib import Path
 
 from hpceval import scratch
-from hpceval.analysis.completeness import drop_local_headers, incomplete_reason, local_headers, parse_recovered
+from hpceval.analysis.completeness import (
+    drop_local_headers,
+    incomplete_reason,
+    local_headers,
+    module_attribute_calls,
+    parse_recovered,
+)
 from hpceval.bind import BindError, canonical_binding, render_unit
 from hpceval.bind.adapt.cpp import FIXED_EXTENT
 from hpceval.bind.glue.launch import harness_launched
@@ -80,7 +86,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "14"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "15"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -272,7 +278,7 @@ class Evaluator:
         compiler confirms; a typo or any other failure is left for the bound build to report (build_error)."""
         reason = _completeness(code, model.language)
         names = missing_names(reason)
-        if not names:
+        if not names and not (model.language == "python" and module_attribute_calls(code)):
             return None
         decision = decide(reason, names, self._alone(code, spec, model), model.language)
         return decision.evidence if decision.verdict == "incomplete" else None

@@ -460,7 +460,8 @@ def _top_level_items(code: str, language: str) -> list[str]:
     current: list[str] = []
     # a panel indented as a whole (a completion's lines all start 74 columns in) has its top level at the
     # common indentation, not at column 0; Python keeps column 0, where its indentation is its syntax
-    margin = 0 if language == "python" else _common_indent(lines)
+    # (comments aside: a completion prompt's own comment line, stitched at column 0, starts no item)
+    margin = 0 if language == "python" else _common_indent([ln for ln in lines if not _is_comment(ln, language)])
 
     def boundary(prefix: str) -> bool:
         return balanced(prefix, language) and not re.search(r"\\\s*$", prefix.rstrip("\n").split("\n")[-1])

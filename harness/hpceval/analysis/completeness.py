@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 
 from hpceval.analysis.known_names import (
     C_FUNCTIONS,
@@ -113,6 +114,9 @@ def _cpp(code: str) -> str | None:
     opened, closed = bare.count("{"), bare.count("}")
     if opened > closed:
         return f"incomplete: cut off ({opened - closed} unclosed brace{'s' if opened - closed > 1 else ''})"
+    parens = bare.count("(") - bare.count(")")
+    if parens > 0:  # cut inside a parameter list or a call: every brace may be closed (`double cg(int n, double *A`)
+        return f"incomplete: cut off ({parens} unclosed parenthes{'e' if parens > 1 else 'i'}s)"
     src = c_sanitize(re.sub(r"<<<.*?>>>", lambda m: " " * len(m.group(0)), bare, flags=re.DOTALL))
     tree = parser("cpp").parse(src.encode())
     defs = [n for n in walk(tree.root_node) if n.type == "function_definition"]
@@ -286,6 +290,26 @@ def _python(code: str) -> str | None:
     calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
     missing = _undefined(calls, defined, PYTHON_BUILTINS)
     return _missing("helpers", missing) if missing else None
+
+
+def module_attribute_calls(code: str) -> list[str]:
+    """Python calls `M.attr(...)` where M is bound by `import pkg [as M]` and may lack `attr`: the module is not
+    loaded in this process (its import in the sandbox decides, checks.builds_alone), or is and lacks it. A cheap
+    filter before that import; never itself a claim that a name is missing."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    modules = {(a.asname or a.name.split(".")[0]): (a.name if a.asname else a.name.split(".")[0])
+               for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    out = []
+    for n in ast.walk(tree):
+        f = n.func if isinstance(n, ast.Call) else None
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in modules:
+            loaded = sys.modules.get(modules[f.value.id])
+            if loaded is None or not hasattr(loaded, f.attr):
+                out.append(f"{f.value.id}.{f.attr}")
+    return out
 
 
 def _stub(f) -> bool:

@@ -92,13 +92,43 @@ def _model_headers(text: str) -> list[str]:
     return []
 
 
+def _same(text: str) -> str:
+    return " ".join(text.split())
+
+
+def without_repeats(code: str, unit: Unit) -> str:
+    """The C/C++ code without the top-level definitions (functions, structs, classes, functor templates, typedefs)
+    that repeat an earlier one's text, whitespace aside: a completion that writes the same functor three times
+    said it once, while two different definitions of one name stay for the compiler to reject."""
+    spans = sorted([(f.start, f.end, "function", f.text) for f in unit.functions]
+                   + [(it.start, it.end, it.kind, it.text) for it in unit.items if not it.error])
+    seen: set[tuple[str, str]] = set()
+    cut: list[tuple[int, int]] = []
+    reach = -1
+    for start, end, kind, text in spans:
+        if start < reach:  # inside a definition already taken or cut (a namespace's member)
+            continue
+        reach = end
+        key = (kind, _same(text))
+        if key in seen and kind not in ("preproc_include", "preproc_call", "using_declaration"):
+            cut.append((start, end))
+        seen.add(key)
+    if not cut:
+        return code
+    raw = code.encode()
+    for start, end in reversed(cut):
+        raw = raw[:start] + raw[end:]
+    return raw.decode(errors="replace")
+
+
 def prune_cpp(unit: Unit, fn: SFunction, *more: SFunction,
               uses: set[str] | frozenset[str] = frozenset()) -> tuple[str, list[str]]:
     """fn (and `more` roots: the unit alone keeps every function) with the helpers they call and the file-level
     items they (or the glue: `uses`, e.g. a macro the suggestion's own launch reads) need."""
     kept_fns: list[SFunction] = []
-    for root in (fn, *more):
-        kept_fns += [f for f in (root, *called_helpers(unit, root)) if all(f is not k for k in kept_fns)]
+    for root in (fn, *more):  # a function repeated with the same text is kept once
+        kept_fns += [f for f in (root, *called_helpers(unit, root))
+                     if all(f is not k and _same(f.text) != _same(k.text) for k in kept_fns)]
     used = set(uses)
     for f in kept_fns:
         used |= set(re.findall(r"[A-Za-z_]\w*", f.text))
@@ -108,8 +138,8 @@ def prune_cpp(unit: Unit, fn: SFunction, *more: SFunction,
     while changed:
         changed = False
         for i, it in enumerate(unit.items):
-            if i in chosen or it.error:
-                continue
+            if i in chosen or it.error or any(_same(it.text) == _same(k.text) for k in kept_items):
+                continue  # an identical repeat of a kept definition is that definition
             keep = False
             if it.kind in ("preproc_include", "using_declaration", "preproc_if", "preproc_ifdef"):
                 keep = True
@@ -275,6 +305,8 @@ def unit_alone(code: str, lang: str, model_id: str | None = None) -> str:
     if lang not in ("cpp", "python"):
         return code
     unit = parse(code, lang)
+    if lang == "cpp" and (once := without_repeats(code, unit)) != code:
+        code, unit = once, parse(once, lang)
     roots = [f for f in unit.functions if not f.is_main]
     if not roots:
         return code

@@ -41,7 +41,7 @@ from hpceval.bind.launches.embedded import Embedded, embedded_launch
 from hpceval.bind.launches.python import PREFIX, script_launcher
 from hpceval.bind.mapping import Mapping, NoMapping, describe, find_mapping
 from hpceval.bind.parse import SFunction, Unit, parse
-from hpceval.bind.prune import called_helpers, prune_cpp, prune_fortran, prune_julia, prune_python
+from hpceval.bind.prune import called_helpers, prune_cpp, prune_fortran, prune_julia, prune_python, without_repeats
 from hpceval.bind.roles import KernelRoles, kernel_roles
 from hpceval.contracts import Binding
 from hpceval.spec import KernelSpec, Language, ProgrammingModel, catalog
@@ -465,6 +465,8 @@ def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, 
              and not any(f.is_main or f.error for f in unit.functions))
     if lang == "python" and any(it.kind == "statement" for it in unit.items):
         clean = False
+    if lang == "cpp" and clean:  # a definition repeated word for word: the pruned unit builds it once
+        clean = without_repeats(unit.code, unit) == unit.code
     mapping = {}
     for p in m.fn.params:
         r = m.assign.get(p.position)

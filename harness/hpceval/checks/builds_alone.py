@@ -51,8 +51,18 @@ UNDECLARED = [re.compile(p) for p in (
 # a function runs, so its import confirms nothing about the helpers a function calls.
 CONFIRMS_NAMES = frozenset({"cpp", "fortran"})
 _SOURCE = re.compile(r"\.(c|cc|cpp|cxx|cu|f|f90|f95|f03|F90)$")
-PY_IMPORT = ("import importlib.util as u; s = u.spec_from_file_location('suggestion', 'kernel.py'); "
-             "s.loader.exec_module(u.module_from_spec(s))")
+# The import, then each call `M.attr(...)` of the unit where the module's global M is a module lacking `attr`
+# (`numba.axpy`): a helper nobody defines, said by the interpreter (ABSENT), since no import calls the function.
+PY_IMPORT = ("import importlib.util as u, ast, sys, types\n"
+             "s = u.spec_from_file_location('suggestion', 'kernel.py'); m = u.module_from_spec(s)\n"
+             "s.loader.exec_module(m)\n"
+             "for n in ast.walk(ast.parse(open('kernel.py').read())):\n"
+             "    f = getattr(n, 'func', None)\n"
+             "    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):\n"
+             "        g = getattr(m, f.value.id, None)\n"
+             "        if isinstance(g, types.ModuleType) and not hasattr(g, f.attr):\n"
+             "            print(f'hpceval: module {g.__name__} has no attribute {f.value.id}.{f.attr}', file=sys.stderr)")
+ABSENT = re.compile(r"hpceval: module ([\w.]+) has no attribute (\w+\.\w+)")
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,7 @@ class Alone:
     evidence: str = ""
     undeclared: frozenset[str] = field(default_factory=frozenset)
     timed_out: bool = False
+    absent: tuple[str, ...] = ()  # Python: module attributes the code calls and the module lacks (`numba.axpy`)
 
 
 def names_reported(output: str) -> frozenset[str]:
@@ -113,7 +124,8 @@ def from_result(result: ProcResult | None, first_errors: Callable[[ProcResult], 
     if result.returncode != 0:
         evidence = first_errors(result) if lang != "python" else _python_failure(output)
         return Alone(built=False, evidence=evidence, undeclared=names)
-    return Alone(built=True, undeclared=names)  # Fortran's implicit-interface warnings: names, yet it builds
+    absent = tuple(sorted({m.group(2) for m in ABSENT.finditer(output)}))
+    return Alone(built=True, undeclared=names, absent=absent)  # Fortran's implicit-interface warnings: names, yet it builds
 
 
 def _python_failure(output: str) -> str:
@@ -138,6 +150,10 @@ def decide(reason: str | None, missing: list[str], alone: Alone, lang: str, reco
     reason: the completeness analysis' reason (None: complete); missing: the names it says nobody defines;
     recovered: the parser the analysis read had to recover from syntax it did not understand.
     """
+    if alone.built and alone.absent and not (reason and not missing):
+        return Decision("incomplete", "incomplete: calls helpers it never defines: "
+                        + ", ".join(f"`{a}`" for a in alone.absent) + " (confirmed by importing it: the module has "
+                        "no such attribute)")
     if reason and not missing:  # structural: cut off, signature or declarations only
         if alone.built and recovered:
             return Decision(None)  # the parser, not the code, lost the function: the compiler accepted it

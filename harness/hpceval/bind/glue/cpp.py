@@ -45,16 +45,22 @@ _VECTOR = re.compile(r"^\s*(?:std::|thrust::)?(?:vector|device_vector|host_vecto
                      re.DOTALL)
 
 
+def _spelled(p: SParam) -> str:
+    """A parameter's type as the driver can name it: its own type names of scalars (`#define REAL float`, a typedef
+    in a namespace) resolved, since the macro shield pops the suggestion's macros before the glue (bind.shield)."""
+    return p.type_resolved or p.type_text
+
+
 def _c_elem(p: SParam, spec: KernelSpec, role: Role) -> str:
-    """The element type to build a temporary of: the suggestion's own spelling (macros/typedefs included)."""
-    t = re.sub(r"\b(const|volatile|struct)\b", " ", p.type_text)
+    """The element type to build a temporary of: the suggestion's own spelling, its scalar type names resolved."""
+    t = re.sub(r"\b(const|volatile|struct)\b", " ", _spelled(p))
     m = _VECTOR.match(t.strip())
     while m:
         t = m.group(1)
         m = _VECTOR.match(t.strip())
     t = " ".join(t.replace("*", " ").replace("&", " ").split())
     if p.container == "view":
-        m = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+(?:\s+\w+)?)", p.type_text)
+        m = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+(?:\s+\w+)?)", _spelled(p))
         t = m.group(1) if m else ""
     if not t or p.kind == "real_generic" or t == "auto" or p.container == "template":
         return _c_canon(spec, role) if not p.dtype else ("float" if p.dtype == "float32" else "double")
@@ -130,7 +136,7 @@ def _kokkos_space(g: Glue, name: str, ptr: str, vtype: str, dims: list[str]) -> 
 
 def _view_type(p: SParam, default: str) -> str:
     """The Kokkos::View type a parameter declares (`View<const double *>` spelled with its namespace), or `default`."""
-    m = re.search(r"(?:Kokkos::)?View\s*<.*>", p.type_text, re.DOTALL)
+    m = re.search(r"(?:Kokkos::)?View\s*<.*>", _spelled(p), re.DOTALL)
     vtype = m.group(0) if m else default
     return vtype if vtype.startswith("Kokkos::") else "Kokkos::" + vtype
 
@@ -242,7 +248,7 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
 
 
 def _c_scalar(g: Glue, p: SParam, expr: str) -> str:
-    t = " ".join(re.sub(r"\b(const|volatile)\b", " ", p.type_text).replace("*", " ").replace("&", " ").split()) or "int"
+    t = " ".join(re.sub(r"\b(const|volatile)\b", " ", _spelled(p)).replace("*", " ").replace("&", " ").split()) or "int"
     if p.array and p.container == "view":  # a scalar in a one-element View (delivery.boxed_scalars)
         vtype = _view_type(p, "Kokkos::View<double *>")
         elem = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+)", vtype)

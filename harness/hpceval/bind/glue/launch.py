@@ -119,7 +119,7 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
             continue
         i = by_position[p.position]
         host = args[i]
-        elem = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b", " ", p.type_text)
+        elem = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b", " ", p.type_resolved or p.type_text)
                         .replace("*", " ").split())
         if elem not in C_SCALARS:  # `T *x` of a template kernel: the type it is graded in (T is deduced from it)
             elem = "int" if role.kind == "index" else _real(kr)

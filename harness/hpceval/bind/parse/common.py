@@ -76,6 +76,11 @@ class SParam:
     reference: bool = False  # C++ reference (int &n)
     keyword_only: bool = False
     fixed_extent: bool = False  # C array with a constant extent (float x[100])
+    # C/C++: type_text with the suggestion's own type names (#define REAL float, typedef, using) replaced by the
+    # scalar type they stand for ("const float" for "const REAL"); "" when nothing was replaced. The driver's glue
+    # spells types this way: the macro shield pops the suggestion's macros before it, and a namespace's typedef is
+    # not in its scope (bind.glue.cpp)
+    type_resolved: str = ""
 
 
 @dataclass

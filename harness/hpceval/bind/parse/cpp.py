@@ -128,6 +128,8 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
     type_text = _container_alias(text_of(type_node), aliases)
     p = SParam(name=name, position=position, type_text=" ".join(quals + [type_text]).strip(),
                const="const" in quals, reference=reference, default=text_of(default) or None)
+    resolved = resolve_scalar_names(p.type_text, aliases)
+    p.type_resolved = resolved if resolved != p.type_text else ""
     inner = type_text
     vec_depth = 0
     m = _CONTAINER.match(inner.strip())
@@ -202,6 +204,21 @@ def _container_alias(type_text: str, aliases: dict[str, str]) -> str:
         t = aliases[t]
     return t if re.search(r"\b(?:View|vector|valarray|array|span|device_vector|host_vector|universal_vector)\s*<", t) \
         else type_text
+
+
+def resolve_scalar_names(type_text: str, aliases: dict[str, str]) -> str:
+    """`type_text` with every name the suggestion defines as a scalar type (a #define, typedef or `using` chain
+    ending in float, double, int, ...) replaced by that type; names of anything else (structs, Views) are kept."""
+    def scalar(m: re.Match) -> str:
+        name, t = m.group(0), m.group(0)
+        for _ in range(4):
+            if t not in aliases:
+                break
+            t = " ".join(re.sub(r"\b(const|volatile)\b", " ", aliases[t]).split())
+        if t == name or _c_type_info(t, {})[0] not in ("real", "int", "bool", "char"):
+            return name
+        return t
+    return re.sub(r"(?<![\w:])[A-Za-z_]\w*(?![\w:])", scalar, type_text)
 
 
 def _c_aliases(root: ts.Node) -> dict[str, str]:
