@@ -43,10 +43,14 @@ if [ "$TESTS" = 1 ]; then
          tests/test_thrust_params.py tests/test_python_device_values.py tests/test_python_adapters.py
          tests/test_gpu_launch_python.py tests/test_embedded_kernel_launch.py tests/test_work_ran.py
          tests/test_toolchains_gpu.py)
+  WHOLE=(tests/test_toolchains_gpu.py tests/test_launch_glue.py)  # GPU parts skip by probe, not by the gpu mark
   if python3 -c "import xdist" 2>/dev/null; then  # pytest-xdist carried in .whl/: the files in parallel, one report
     timeout "$(left $deadline)" python3 -m pytest -p no:cacheprovider -n "${XDIST:-12}" -v -rfEs --tb=short -m gpu \
       "${FILES[@]}" > "$OUT/gpu_tests.log" 2>&1
     rc=$?
+    timeout "$(left $deadline)" python3 -m pytest -p no:cacheprovider -n "${XDIST:-12}" -v -rfEs --tb=short \
+      "${WHOLE[@]}" >> "$OUT/gpu_tests.log" 2>&1
+    rc=$(( rc | $? ))
     grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/gpu_tests.log" | tail -12
     FILES=()
   fi
