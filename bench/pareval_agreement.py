@@ -1,8 +1,10 @@
 """Side-by-side verdicts: hpceval's against the peer grader's (bench/pareval_peer.py, ParEval's contract) per output.
 
 Both grade the same text (ParEval's prompt + output). Classes compared:
-  hpceval: correct -> valid; build_error, incomplete, no_code -> no_build; runtime_error, timeout, wrong_result,
-           wrong_model -> invalid; unbindable, infra_error -> undecided (hpceval did not decide: counted apart).
+  hpceval: correct -> valid; build_error, no_code -> no_build; runtime_error, timeout, wrong_result, wrong_model
+           -> invalid; incomplete (no complete kernel: cut off, or an empty body) -> not valid, which agrees with
+           either of ParEval's failures (a cut-off output does not build there, an empty body builds and fails);
+           unbindable, infra_error -> undecided (hpceval did not decide: counted apart).
   peer:    valid -> valid; does_not_build -> no_build; does_not_run, invalid -> invalid.
 Agreement (3 classes) is counted where both decide; "pass agreement" compares only valid vs not valid (what pass@k
 sees). Rows join through the replay files' metadata (ParEval file, problem, model, sample).
@@ -20,7 +22,7 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
-HPC_CLASS = {"correct": "valid", "build_error": "no_build", "incomplete": "no_build", "no_code": "no_build",
+HPC_CLASS = {"correct": "valid", "build_error": "no_build", "incomplete": "not_valid", "no_code": "no_build",
              "runtime_error": "invalid", "timeout": "invalid", "wrong_result": "invalid", "wrong_model": "invalid"}
 PEER_CLASS = {"valid": "valid", "does_not_build": "no_build", "does_not_run": "invalid", "invalid": "invalid"}
 MODEL = {"cpp-openmp": "omp", "cpp-kokkos": "kokkos", "cpp-cuda": "cuda", "cpp-hip": "hip"}
@@ -66,11 +68,12 @@ def main() -> None:
                 cell["undecided"] += 1
                 continue
             cell["decided"] += 1
-            cell["agree"] += hc == pc
+            agree = hc == pc or (hc == "not_valid" and pc != "valid")
+            cell["agree"] += agree
             cell["pass_agree"] += (hc == "valid") == (pc == "valid")
             cell["hpceval_valid"] += hc == "valid"
             cell["peer_valid"] += pc == "valid"
-            if hc != pc:
+            if not agree:
                 rows.append({"llm": r["llm"], "kernel": r["kernel"], "model": r["model"], "rank": r["rank"],
                              "hpceval": r["verdict"], "peer": p["verdict"], "peer_detail": p["detail"],
                              "sha": p["sha"], "evidence": (r.get("evidence") or "")[:300].replace("\n", " ")})

@@ -58,6 +58,8 @@ CORPUS = next((p / "shared" / "corpus" / "pareval-sample" for p in (ROOT.parent,
 PROBLEMS = ("03_dense_la_axpy", "04_dense_la_gemv", "02_dense_la_gemm")
 THREADS = {"omp": (1, 2, 4, 8, 16, 32, 64), "kokkos": (1, 2, 4, 8, 16, 32), "cuda": (0,), "hip": (0,)}
 RUN_TIMEOUT_S = 180
+GEMM_N = 1024  # --gemm-size
+BENCH_ONCE = False  # the benchmark-size call in every run (the contract) or in the first only (--threads)
 KOKKOS = Path(os.environ.get("HPCEVAL_CACHE", Path.home() / ".cache" / "hpceval")) / "kokkos-3.4.01-openmp-serial"
 HIP_INCLUDE = ROOT / "harness" / "hpceval" / "toolchains" / "include"
 
@@ -111,6 +113,9 @@ PRELUDE = r"""// peer driver (bench/pareval_peer.py): the names ParEval's driver
 #define PEER_SYNC() cudaDeviceSynchronize()
 #define PEER_FREE(p) cudaFree(p)
 #define GRID_STRIDE_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+#endif
+#if !defined(PEER_GEMM_N)
+#define PEER_GEMM_N 1024  // the contract's TEST_SIZE (and the benchmark's M; K = M/2, N = M)
 #endif
 #define NO_OPTIMIZE __attribute__((optimize("O0")))
 #define NO_INLINE __attribute__((noinline)) __attribute__((optimize("O3")))
@@ -184,13 +189,13 @@ static bool check() {
 """,
     "02_dense_la_gemm": r"""
 static void bench() {
-    const size_t M = 1024, K = 512, N = 1024;
+    const size_t M = PEER_GEMM_N, K = PEER_GEMM_N / 2, N = PEER_GEMM_N;
     std::vector<double> A(M * K), B(K * N), C(M * N, 0.0);
     peer_uniform(A, -1, 1); peer_uniform(B, -1, 1);
     gemm(A, B, C, M, K, N);
 }
 static bool check() {
-    const size_t n = 1024;
+    const size_t n = PEER_GEMM_N;
     std::vector<double> A(n * n), B(n * n), want(n * n), got(n * n);
     for (int t = 0; t < 2; ++t) {
         peer_uniform(A, -1, 1); peer_uniform(B, -1, 1);
@@ -278,7 +283,7 @@ static void to_view(std::vector<double> const &h, V2 v) {
         for (size_t j = 0; j < v.extent(1); ++j) v(i, j) = h[i * v.extent(1) + j];
 }
 static void bench() {
-    const size_t M = 1024, K = 512, N = 1024;
+    const size_t M = PEER_GEMM_N, K = PEER_GEMM_N / 2, N = PEER_GEMM_N;
     std::vector<double> Ah(M * K), Bh(K * N), Ch(M * N, 0.0);
     peer_uniform(Ah, -1, 1); peer_uniform(Bh, -1, 1);
     V2 A("A", M, K), B("B", K, N), C("C", M, N);
@@ -288,7 +293,7 @@ static void bench() {
     Kokkos::fence();
 }
 static bool check() {
-    const size_t n = 1024;
+    const size_t n = PEER_GEMM_N;
     std::vector<double> Ah(n * n), Bh(n * n), zero(n * n, 0.0), want(n * n), got(n * n);
     V2 A("A", n, n), B("B", n, n), C("C", n, n);
     for (int t = 0; t < 2; ++t) {
@@ -371,8 +376,8 @@ static bool run_gemm(size_t M, size_t K, size_t N, bool compare, double lo) {
     PEER_FREE(A); PEER_FREE(B); PEER_FREE(C);
     return ok;
 }
-static void bench() { run_gemm(1024, 512, 1024, false, -1); }
-static bool check() { return run_gemm(1024, 1024, 1024, true, 0); }
+static void bench() { run_gemm(PEER_GEMM_N, PEER_GEMM_N / 2, PEER_GEMM_N, false, -1); }
+static bool check() { return run_gemm(PEER_GEMM_N, PEER_GEMM_N, PEER_GEMM_N, true, 0); }
 """,
 }
 
@@ -380,7 +385,7 @@ MAIN = {
     "omp": r"""
 int main(int argc, char **argv) {
     omp_set_num_threads(argc > 1 ? atoi(argv[1]) : 1);
-    bench();
+    if (!getenv("PEER_NO_BENCH")) bench();
     printf("Validation: %s\n", check() ? "PASS" : "FAIL");
     return 0;
 }
@@ -389,7 +394,7 @@ int main(int argc, char **argv) {
 int main(int argc, char **argv) {
     Kokkos::initialize(argc, argv);
     bool ok;
-    { bench(); ok = check(); }
+    { if (!getenv("PEER_NO_BENCH")) bench(); ok = check(); }
     printf("Validation: %s\n", ok ? "PASS" : "FAIL");
     Kokkos::finalize();
     return 0;
@@ -439,7 +444,9 @@ class Job:
 
     @property
     def sha(self) -> str:
-        return hashlib.sha256(f"{self.problem}\0{self.model}\0{self.code}".encode()).hexdigest()[:16]
+        """The program's key: its text, and GEMM's validation size where --gemm-size changed it."""
+        key = hashlib.sha256(f"{self.problem}\0{self.model}\0{self.code}".encode()).hexdigest()[:16]
+        return key + (f"-n{GEMM_N}" if self.problem == "02_dense_la_gemm" and GEMM_N != 1024 else "")
 
 
 def nvcc_arch() -> str:
@@ -452,13 +459,15 @@ def nvcc_arch() -> str:
 
 
 def compile_cmd(model: str, arch: str) -> list[str]:
+    size = [f"-DPEER_GEMM_N={GEMM_N}"]
     if model == "omp":
-        return ["g++", "-std=c++17", "-O3", "-fopenmp", "-I.", "driver.cc", "-o", "a.out"]
+        return ["g++", "-std=c++17", "-O3", "-fopenmp", *size, "-I.", "driver.cc", "-o", "a.out"]
     if model == "kokkos":
-        return ["g++", "-std=c++17", "-O3", "-fopenmp", "-I.", f"-I{KOKKOS / 'include'}", "driver.cc",
+        return ["g++", "-std=c++17", "-O3", "-fopenmp", *size, "-I.", f"-I{KOKKOS / 'include'}", "driver.cc",
                 str(KOKKOS / "lib" / "libkokkoscore.a"), "-ldl", "-o", "a.out"]
     extra = [f"-I{HIP_INCLUDE}"] if model == "hip" else []
-    return ["nvcc", "-std=c++17", "-O3", f"-arch={arch}", *extra, "-I.", "-x", "cu", "driver.cc", "-o", "a.out"]
+    return ["nvcc", "-std=c++17", "-O3", f"-arch={arch}", *size, *extra, "-I.", "-x", "cu", "driver.cc", "-o",
+            "a.out"]
 
 
 def grade(job: Job, src_root: Path, arch: str, build_only: bool) -> dict[str, str]:
@@ -477,10 +486,11 @@ def grade(job: Job, src_root: Path, arch: str, build_only: bool) -> dict[str, st
     if build_only:
         return {"verdict": "built", "detail": ""}
     env = dict(os.environ, OMP_PROC_BIND="false")
-    for n in THREADS[job.model]:
+    for i, n in enumerate(THREADS[job.model]):
         args = ["./a.out"] + ([str(n)] if job.model == "omp" else [f"--kokkos-num-threads={n}"] if n else [])
+        run_env = env | ({"PEER_NO_BENCH": "1"} if BENCH_ONCE and i else {})
         try:
-            r = subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=env)
+            r = subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=run_env)
         except subprocess.TimeoutExpired:
             return {"verdict": "does_not_run", "detail": f"timeout at {n} threads"}
         if r.returncode != 0:
@@ -526,14 +536,20 @@ def main() -> None:
     ap.add_argument("--per", type=int, default=20, help="outputs per prompt (first N samples)")
     ap.add_argument("--per-kokkos", type=int, default=None, help="outputs per Kokkos prompt (default --per)")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--max-threads", type=int, default=64,
-                    help="drop the contract's larger thread counts (a 2-core machine: 8; say so where you report)")
+    ap.add_argument("--threads", default=None,
+                    help="thread counts for omp and kokkos instead of the contract's 1..64 / 1..32 (a 2-core machine: "
+                         "1,2,8; say so where you report); the benchmark-size call then runs in the first run only")
     ap.add_argument("--build-only", action="store_true", help="compile only (GPU sources on a machine without one)")
+    ap.add_argument("--gemm-size", type=int, default=1024,
+                    help="GEMM's validation size (the contract: 1024; smaller on a small machine, say so)")
     ap.add_argument("--report-only", action="store_true", help="grade nothing: write the CSV from the cache")
     args = ap.parse_args()
     models = set(args.models.split(","))
-    for m, counts in THREADS.items():
-        THREADS[m] = tuple(n for n in counts if n <= args.max_threads)
+    global GEMM_N, BENCH_ONCE  # noqa: PLW0603
+    GEMM_N = args.gemm_size
+    if args.threads:
+        THREADS["omp"] = THREADS["kokkos"] = tuple(int(n) for n in args.threads.split(","))
+        BENCH_ONCE = True
     per = {m: args.per for m in THREADS} | {"kokkos": args.per_kokkos or args.per}
     todo = jobs_from_replay(args.replay, models, per) if args.replay else jobs_from(args.corpus, models, per)
     args.out.mkdir(parents=True, exist_ok=True)
