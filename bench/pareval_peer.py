@@ -449,6 +449,12 @@ class Job:
         return key + (f"-n{GEMM_N}" if self.problem == "02_dense_la_gemm" and GEMM_N != 1024 else "")
 
 
+def nvcc() -> str:
+    """nvcc on PATH, else the usual toolkit places (a GPU machine's shell may not have it on PATH)."""
+    return shutil.which("nvcc") or next((c for c in ("/usr/local/cuda/bin/nvcc", "/opt/cuda/bin/nvcc")
+                                         if os.access(c, os.X_OK)), "nvcc")
+
+
 def nvcc_arch() -> str:
     try:
         cap = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"], capture_output=True,
@@ -466,7 +472,7 @@ def compile_cmd(model: str, arch: str) -> list[str]:
         return ["g++", "-std=c++17", "-O3", "-fopenmp", *size, "-I.", f"-I{KOKKOS / 'include'}", "driver.cc",
                 str(KOKKOS / "lib" / "libkokkoscore.a"), "-ldl", "-o", "a.out"]
     extra = [f"-I{HIP_INCLUDE}"] if model == "hip" else []
-    return ["nvcc", "-std=c++17", "-O3", f"-arch={arch}", *size, *extra, "-I.", "-x", "cu", "driver.cc", "-o",
+    return [nvcc(), "-std=c++17", "-O3", f"-arch={arch}", *size, *extra, "-I.", "-x", "cu", "driver.cc", "-o",
             "a.out"]
 
 
@@ -556,7 +562,7 @@ def main() -> None:
     cache_path = args.out / ("cache-build.json" if args.build_only else "cache.json")
     cache: dict[str, dict[str, str]] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
     lock = threading.Lock()
-    arch = nvcc_arch() if models & {"cuda", "hip"} and shutil.which("nvcc") else "sm_80"
+    arch = nvcc_arch() if models & {"cuda", "hip"} and shutil.which("nvidia-smi") else "sm_80"
     distinct = {} if args.report_only else {j.sha: j for j in todo if j.sha not in cache}
     print(f"{len(todo)} outputs, {len(distinct)} distinct programs to grade")
 
