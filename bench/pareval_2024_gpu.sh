@@ -13,7 +13,8 @@
 # GEMV, GEMM, all 20 outputs, no timing) into $OUT/<llm>/, packed into $OUT/replay.tgz: unpack it here and give
 # the folders to bench/pareval_2024.sh as GPU_DIR. Peer: bench/pareval_peer.py on the same outputs (PEER_JOBS
 # parallel builds, default 4, beside hpceval's JOBS, default nproc - 4), verdicts packed into $OUT/peer.tgz; compare
-# with bench/pareval_agreement.py (results/pareval-2024/README.md). PEER=0 skips the peer.
+# with bench/pareval_agreement.py (results/pareval-2024/README.md). PEER=0 skips the peer. Two shorter calls if one
+# risks the device's 600 s: MODELS=cpp-cuda PEER_MODELS=cuda, then MODELS=cpp-hip PEER_MODELS=hip (separate $OUTs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-.gpu-carry/pareval}
@@ -29,7 +30,7 @@ for file in "$DIR"/*.jsonl; do
 done
 peer=
 if [ "${PEER:-1}" != 0 ]; then
-  python3 bench/pareval_peer.py --replay "$DIR" --out "$OUT/peer" --models cuda,hip --jobs "${PEER_JOBS:-4}" \
+  python3 bench/pareval_peer.py --replay "$DIR" --out "$OUT/peer" --models "${PEER_MODELS:-cuda,hip}" --jobs "${PEER_JOBS:-4}" \
     > "$OUT/peer.log" 2>&1 &
   peer=$!
 fi
