@@ -11,7 +11,11 @@
 #   KERNELS=axpy N=2 RUNS=/tmp/p RESULTS=/tmp/r bash bench/pareval_2024.sh    (a slice, to try the script)
 #
 # Environment: KERNELS (default axpy,gemv,gemm), MODELS (default cpp-openmp,cpp-kokkos), N (outputs per prompt,
-# default 20: all of ParEval's), JOBS (default 2), RUNS (default runs/pareval), RESULTS (default results).
+# default 20: all of ParEval's), JOBS (default 2), RUNS (default runs/pareval), RESULTS (default results),
+# TIMING (default 1; 0: verdicts only, no reference run, no speedups), PEER (default 1: also ParEval's verdicts from
+# bench/pareval_peer.py, PEER_ARGS e.g. "--threads 1,2,8" on a small machine, and the side-by-side table
+# bench/pareval_agreement.py writes into $RESULTS/pareval-2024/agreement, with the GPU rows where GPU_DIR has
+# peer/peer_verdicts.csv).
 # GPU_DIR: the $OUT of bench/pareval_2024_gpu.sh (one folder per LLM, named as the replay files are).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,15 +28,29 @@ N=${N:-20}
 RUNS=${RUNS:-runs/pareval}
 RESULTS=${RESULTS:-results}
 mkdir -p "$RUNS" "$RESULTS/pareval-2024"
+TIMING=${TIMING:-1}
+TIMING_ARGS=()
+BASELINE=(--baseline "$RUNS/reference")
+if [ "$TIMING" = 0 ]; then
+  TIMING_ARGS=(--no-timing)
+  BASELINE=()
+fi
 if [ -z "${REPORT_ONLY:-}" ]; then
   hpceval import pareval "$PAREVAL"/*.json --out "$RUNS/replay"
   for file in "$RUNS"/replay/*.jsonl; do
     name=$(basename "$file" .jsonl)
     hpceval run --llm "replay:$file" --style paper --hints none --models "$MODELS" --kernels "$KERNELS" -n "$N" \
-      --jobs "$JOBS" --out "$RUNS/$name"
+      --jobs "$JOBS" "${TIMING_ARGS[@]}" --out "$RUNS/$name"
   done
-  hpceval run --llm reference --style paper --hints none --models "$MODELS" --kernels "$KERNELS" --jobs "$JOBS" \
-    --out "$RUNS/reference"
+  if [ "$TIMING" != 0 ]; then
+    hpceval run --llm reference --style paper --hints none --models "$MODELS" --kernels "$KERNELS" --jobs "$JOBS" \
+      --out "$RUNS/reference"
+  fi
+  if [ "${PEER:-1}" != 0 ]; then
+    peer_models=$(echo "$MODELS" | sed 's/cpp-openmp/omp/; s/cpp-kokkos/kokkos/')
+    python3 bench/pareval_peer.py --replay "$RUNS/replay" --out "$RUNS/peer" --models "$peer_models" --per "$N" \
+      --jobs "$JOBS" ${PEER_ARGS:-}
+  fi
 fi
 DIRS=()
 MERGE=()
@@ -46,7 +64,7 @@ for file in "$RUNS"/replay/*.jsonl; do
 done
 # all four LLMs in one report: leaderboard, pass@k for k <= 20, proficiency, speedups with CIs, and the paired
 # comparisons between them (comparisons.csv) on the prompts they share
-hpceval report "${DIRS[@]}" "${MERGE[@]}" --baseline "$RUNS/reference" --ks 1,5,10,20 --out "$RESULTS/pareval-2024"
+hpceval report "${DIRS[@]}" "${MERGE[@]}" "${BASELINE[@]}" --ks 1,5,10,20 --out "$RESULTS/pareval-2024"
 python3 - "$RESULTS/pareval-2024" "${MERGE[@]}" "${DIRS[@]}" <<'PY'
 import sys
 from hpceval.report.load import load_results
@@ -57,5 +75,13 @@ if "evaluated_in_run" in frame:  # the run each row was evaluated in, not the on
     frame["run_id"] = frame["evaluated_in_run"]
 frame[RESULT_COLUMNS].to_csv(f"{sys.argv[1]}/evaluations.csv", index=False)
 PY
-mkdir -p "$RESULTS/pareval-2024/reference"
-cp "$RUNS/reference/evaluations.csv" "$RESULTS/pareval-2024/reference/evaluations.csv"
+if [ "$TIMING" != 0 ]; then
+  mkdir -p "$RESULTS/pareval-2024/reference"
+  cp "$RUNS/reference/evaluations.csv" "$RESULTS/pareval-2024/reference/evaluations.csv"
+fi
+if [ "${PEER:-1}" != 0 ] && [ -f "$RUNS/peer/peer_verdicts.csv" ]; then
+  PEERS=("$RUNS/peer/peer_verdicts.csv")
+  [ -n "$GPU_DIR" ] && [ -f "$GPU_DIR/peer/peer_verdicts.csv" ] && PEERS+=("$GPU_DIR/peer/peer_verdicts.csv")
+  python3 bench/pareval_agreement.py --replay "$RUNS/replay" --hpceval "${DIRS[@]}" --peer "${PEERS[@]}" \
+    --out "$RESULTS/pareval-2024/agreement"
+fi

@@ -62,7 +62,7 @@ def test_mapping_and_records(tmp_path):
         m = r["meta"]
         source = next(e for e in SYNTHETIC if e["name"] == m["pareval_problem"] and e["parallelism_model"] ==
                       m["pareval_model"])
-        assert r["text"] == source["prompt"] + source["outputs"][m["sample"]]  # byte for byte, marker-like lines too
+        assert r["text"] == source["prompt"] + "\n" + source["outputs"][m["sample"]]  # ParEval's join, marker-like lines too
         assert m["complete"] is True and m["prelude"] == PRELUDE and "ParEval" in m["prelude_source"]
         assert m["params"] == {"temperature": 0.2, "top_p": 0.95, "max_new_tokens": 1024, "do_sample": True}
         assert m["pareval_prompt"] == source["prompt"] and m["source"] == "pareval"
@@ -128,7 +128,7 @@ def test_real_outputs(tmp_path):
         assert len(recs) == 3 * 4 * 20  # AXPY, GEMV, GEMM x OpenMP, Kokkos, CUDA, HIP x 20 samples
         for r in recs:
             e = by[(r["meta"]["pareval_problem"], r["meta"]["pareval_model"])]
-            assert r["text"] == e["prompt"] + e["outputs"][r["meta"]["sample"]]  # byte-identical to the source
+            assert r["text"] == e["prompt"] + "\n" + e["outputs"][r["meta"]["sample"]]  # as ParEval joins them
         assert {r["prompt_id"].split("/")[0] for r in recs} == {"axpy", "gemv", "gemm"}
     assert len(skipped) == 420 - 12  # every other problem x model, listed once with its reason
     assert sum(int(why.split("(")[-1].split(" files")[0]) for _w, why in skipped) == 4 * 408

@@ -2,9 +2,11 @@
 
 Why a third importer: ParEval's outputs are JSON (../shared/corpus/pareval-sample/README.md): a list of prompts,
 each with `name` (the problem), `parallelism_model`, `prompt` (a file start ending with the function's `{`), the
-sampling parameters and 20 `outputs` (continuations). A suggestion is prompt + output, exactly as ParEval compiles
-it; the record's text is that and nothing else (`meta.complete`: no extraction), so the LLM's bytes reach the
-harness unchanged.
+sampling parameters and 20 `outputs` (continuations). A suggestion is prompt + "\n" + output, exactly as ParEval
+compiles it (its driver wrapper writes `prompt + "\n" + output`): an output that begins at the signature's `{`
+with a directive (CodeLlama's `#pragma omp parallel for`) then starts its own line, as it did for ParEval, instead
+of a stray `#` on the signature line. The record's text is that and nothing else (`meta.complete`: no extraction),
+so the LLM's bytes reach the harness unchanged.
 
 ParEval compiles a suggestion after its benchmark file's standard includes, so a body may use `std::vector` or
 `std::accumulate` without including them. Graded without them, such a suggestion would fail for a header ParEval
@@ -119,7 +121,7 @@ def records(path: Path) -> tuple[list[dict], list[tuple[str, str, int]]]:
             if not isinstance(output, str):
                 skipped.append((f"{where}#{sample}", "the output is not text", 1))
                 continue
-            text = entry["prompt"] + output
+            text = entry["prompt"] + "\n" + output  # ParEval's own join (test_single_output)
             meta = {"source": "pareval", "file": path.name, "pareval_problem": entry["name"],
                     "pareval_problem_type": entry.get("problem_type"), "pareval_model": entry["parallelism_model"],
                     "pareval_prompt": entry["prompt"], "sample": sample, "params": params,

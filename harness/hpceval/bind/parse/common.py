@@ -209,6 +209,21 @@ _NOT_CODE = {"variable_declaration", "subroutine_statement", "function_statement
 
 
 _METADATA = frozenset({"shape", "size", "ndim", "dtype", "strides"})  # Python array attributes that are no element
+# member calls that query or change an array's size and touch none of its elements: `y.size()` in a loop bound,
+# `C.resize(n, 0)` (keeps the elements it has), a Kokkos View's `y.extent(0)`; the first element access decides
+_SIZE_METHODS = frozenset({"size", "resize", "reserve", "capacity", "empty", "shrink_to_fit", "extent", "extent_int",
+                           "span", "stride", "rank", "label", "use_count", "is_allocated"})
+
+
+def _size_query(call: ts.Node, params: set[str]) -> bool:
+    """`p.size()`, `p.resize(n, 0)`, `p.extent(0)` on a parameter p: a call that touches no element of p."""
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return False
+    obj = fn.child_by_field_name("argument") or fn.child_by_field_name("object")
+    name = fn.child_by_field_name("field") or fn.child_by_field_name("attribute")
+    return (obj is not None and obj.type == "identifier" and text_of(obj) in params and name is not None
+            and text_of(name) in _SIZE_METHODS)
 
 
 def touch_order(root: ts.Node, params: set[str], assign_types: dict[str, str], call_types: tuple[str, ...],
@@ -243,6 +258,11 @@ def touch_order(root: ts.Node, params: set[str], assign_types: dict[str, str], c
                 first[target] = "read" if compound else "write"
             return
         if node.type in call_types:
+            if _size_query(node, params):  # its arguments may still touch other parameters
+                args = node.child_by_field_name("arguments")
+                if args is not None:
+                    visit(args)
+                return
             for name in idents(node) & params:
                 first.setdefault(name, "write")
             return
