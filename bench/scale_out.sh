@@ -28,7 +28,9 @@ export PYTHONPATH=$ROOT/harness:$SITE${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1
 python3 -m hpceval.cli doctor | head -40 || true
 if [ -n "${OVERHEAD_REPEATS:-}" ]; then
-  models=${OVERHEAD_MODELS:-cpp-openmp,python-numpy,python-numba$(command -v gfortran >/dev/null && echo ,fortran-openmp)}
+  fortran=""
+  if command -v gfortran >/dev/null; then fortran=,fortran-openmp; fi
+  models=${OVERHEAD_MODELS:-cpp-openmp,python-numpy,python-numba$fortran}
   HPCEVAL_CACHE=$OUT/cache python3 bench/overhead.py --models "$models" --kernels "${OVERHEAD_KERNELS:-axpy,gemv,spmv}" \
     --repeats "$OVERHEAD_REPEATS" --jobs 1 > "$OUT/overhead.md" 2> "$OUT/overhead.err" || echo "overhead.py failed: $?"
   rm -rf "$OUT/cache"
