@@ -111,15 +111,26 @@ def test_graded_variants_and_precisions_are_byte_equal_and_keyed_apart(catalog):
     assert len(specs) == 7 and sum(type(s).__name__ == "GradedSpec" for s in specs) >= 5
 
 
-def test_key_changes_with_seed_precision_and_evaluator_version(catalog, monkeypatch):
+def test_key_changes_with_seed_precision_and_the_harness_code(catalog, monkeypatch, tmp_path):
     spec = catalog.kernels["gemv"]
     key = prepared.cases_key(spec, SEED)
     assert prepared.cases_key(spec, SEED + 1) != key
     assert prepared.cases_key(spec.model_copy(update={"dtype": "float32"}), SEED) != key
-    import hpceval.evaluate
-
-    monkeypatch.setattr(hpceval.evaluate, "EVALUATOR_VERSION", "test-bump")
-    assert prepared.cases_key(spec, SEED) != key
+    assert prepared.cases_key(catalog.kernels["axpy"], SEED) != key
+    edited = tmp_path / "pkg"  # the case-drawing code as it would be after an edit
+    for rel in prepared.CODE_FILES:
+        (edited / rel).parent.mkdir(parents=True, exist_ok=True)
+        (edited / rel).write_bytes((prepared.PACKAGE_DIR / rel).read_bytes())
+    monkeypatch.setattr(prepared, "PACKAGE_DIR", edited)
+    prepared._code_digest.cache_clear()
+    try:
+        assert prepared.cases_key(spec, SEED) == key  # the same text, the same key
+        with (edited / "cases" / "generate.py").open("a") as f:
+            f.write("\n# an edit\n")
+        prepared._code_digest.cache_clear()
+        assert prepared.cases_key(spec, SEED) != key
+    finally:
+        prepared._code_digest.cache_clear()
 
 
 def _rewrite(path: Path, change) -> None:

@@ -7,8 +7,9 @@ structured inputs alone took 0.2-0.3 s a suggestion). So they are made once per 
 kept in the harness cache (`paths.cache_dir()/cases/<key>.npz`) for the next process.
 
 Trust: the key hashes everything that decides the cases and their references: the graded spec as data (its
-variant's private settings included), the kernel folder's spec and reference files, the seed, EVALUATOR_VERSION
-and the versions of NumPy and SciPy. A file is used only if it names that key and its digest (SHA-256 of its
+variant's private settings included), the kernel folder's spec and reference files, the seed, the text of the
+harness modules that draw cases and compute references (CODE_FILES: stricter than EVALUATOR_VERSION, which this
+module cannot import without a cycle) and the versions of NumPy and SciPy. A file is used only if it names that key and its digest (SHA-256 of its
 manifest and of every array's dtype, shape, order and bytes) matches; anything else (truncated, edited, another
 key's file, an array of objects: it is read with allow_pickle=False) is recomputed and written again. The cache
 folder lies outside every job's sandbox (its home and /tmp are private mounts there; tests/test_prepared_cases.py
@@ -34,7 +35,7 @@ import numpy as np
 from hpceval.cases import generate
 from hpceval.cases.compare import reference_and_scale
 from hpceval.cases.io import Case
-from hpceval.paths import cache_dir, save_bytes_cache
+from hpceval.paths import PACKAGE_DIR, cache_dir, save_bytes_cache
 from hpceval.spec import KernelSpec
 
 FORMAT = "1"  # the file layout below; part of the key
@@ -130,11 +131,22 @@ def _folder_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def cases_key(spec: KernelSpec, seed: int) -> str:
-    from hpceval.evaluate import EVALUATOR_VERSION  # here: the evaluator imports the checks that import this module
+# The harness code that draws cases and computes references (relative to the package): its text is part of the key,
+# so any change to it (which EVALUATOR_VERSION bumps would not always follow) makes new cases.
+CODE_FILES = ("cases/generate.py", "cases/io.py", "cases/compare.py", "cases/prepared.py", "bind/graded.py", "spec.py")
 
+
+@cache
+def _code_digest() -> str:
+    h = hashlib.sha256()
+    for rel in CODE_FILES:
+        h.update(rel.encode() + b"\0" + (PACKAGE_DIR / rel).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def cases_key(spec: KernelSpec, seed: int) -> str:
     private = sorted((getattr(spec, "__pydantic_private__", None) or {}).items())
-    payload = {"format": FORMAT, "evaluator": EVALUATOR_VERSION, "versions": _versions(), "seed": int(seed),
+    payload = {"format": FORMAT, "code": _code_digest(), "versions": _versions(), "seed": int(seed),
                "class": type(spec).__name__, "spec": spec.model_dump(mode="json"), "private": repr(private),
                "folder": _folder_digest(spec.folder)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=repr).encode()).hexdigest()[:32]

@@ -212,9 +212,8 @@ class TimingPlan:
         return self._refs[key]
 
     def laid_out(self, s: int, param: Param, lang: Language) -> np.ndarray:
-        """Set s's array `param` as the language's file holds it (cases/io.laid_out), made once per set, language
-        order and index base and kept read-only with the shared sets: a Fortran suggestion's 4096 x 4096 GEMV
-        matrix is transposed once per process, not once per suggestion."""
+        """Set s's array `param` as the language's file holds it (io.laid_out), made once per set, order and index
+        base, read-only: a Fortran GEMV's 4096 x 4096 sets are transposed once per process, not per suggestion."""
         key = ("layout", s, param.name, lang.array_order, lang.index_base)
         if key not in self._refs:
             flat = laid_out(param, self.sets[s], self.spec, lang)
@@ -222,8 +221,7 @@ class TimingPlan:
             self._refs[key] = flat
         return self._refs[key]
 
-    def arrays_of_set(self, s: int) -> list[Param]:
-        """The array parameters set s has files for: all of them in set 0 (the case's own), inputs in the others."""
+    def arrays_of_set(self, s: int) -> list[Param]:  # the arrays with files: all in set 0, inputs in the others
         return [p for p in self.spec.params if p.is_array and (s == 0 or p.intent != "out")]
 
     def factors(self, k: int) -> np.ndarray:
@@ -485,17 +483,6 @@ def _mark_full(rng: random.Random, spec: KernelSpec, inputs: dict[str, Any], cal
 
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-def prepare_layouts(spec: KernelSpec, size: dict[str, int], reps: int, lang: Language) -> None:
-    """The shared sets' files' contents in this language's layout (and the Python driver's class indices), made
-    now, while a suggestion builds and validates, instead of in its timing run's preparation."""
-    plan = shared_plan(spec, size, reps)
-    for s in range(len(plan.sets)):
-        for p in plan.arrays_of_set(s):
-            plan.laid_out(s, p, lang)
-            if lang.class_indices and p.name in plan.scaled:
-                plan.class_indices(s, p.name, array_shape(p, plan.sets[s]), lang.array_order)
 
 
 def _new_file(dir_fd: int, name: str):

@@ -23,8 +23,8 @@ import secrets
 import statistics
 import threading
 
-from hpceval.cases.timing import TimingPlan, make_plan, prepare_layouts, read_record, shared_key, write_plan
-from hpceval.cases.timing_check import check_calls, prepare_references
+from hpceval.cases.timing import TimingPlan, make_plan, read_record, shared_key, write_plan
+from hpceval.cases.timing_check import check_calls, prepare_layouts, prepare_references
 from hpceval.ceilings import lower_bound
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
