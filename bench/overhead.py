@@ -5,7 +5,8 @@ Usage:
                               [--no-timing] [--jobs 1]
 
 Runs `hpceval run --llm reference` in this process (a fresh results directory per repeat; the last repeat is the
-one reported, with warm file-system and compiler caches) with every stage of the harness wrapped by a profiler that
+one reported per evaluation, with warm file-system, compiler and harness caches; a last table gives every
+repeat's totals and the median of the warm ones) with every stage of the harness wrapped by a profiler that
 charges each wall-clock second to exactly one phase (exclusive time: a wrapped function's time minus the time of
 the wrapped functions it called; one stack per thread, so the preparation thread's work is charged to
 `prepare (background)` and never double-counted against the evaluation it overlaps):
@@ -106,6 +107,7 @@ def instrument(noop_s: float) -> None:
     for module_name, attr, phase in (
         ("hpceval.cases.generate", "make_case", "prepare"),
         ("hpceval.cases.generate", "validation_cases", "prepare"),
+        ("hpceval.cases.prepared", "validation_cases", "prepare"),
         ("hpceval.cases.io", "write_cases", "prepare"),
         ("hpceval.cases.timing", "make_plan", "prepare"),
         ("hpceval.cases.timing", "write_plan", "prepare"),
@@ -124,6 +126,8 @@ def instrument(noop_s: float) -> None:
         ("hpceval.store", "Store.add_generations", "store"),
         ("hpceval.store", "Store.export_csv", "store"),
     ):
+        if module_name not in sys.modules:  # an older harness without it (the same instrument measures before/after)
+            continue
         if "." in attr:  # a method
             cls_name, meth = attr.split(".")
             cls = getattr(sys.modules[module_name], cls_name)
@@ -246,6 +250,7 @@ def main() -> None:
     argv = ["run", "--llm", "reference", "--models", args.models, "--kernels", args.kernels,
             "--jobs", str(args.jobs), *(["--no-timing"] if args.no_timing else [])]
     run_wall = 0.0
+    per_repeat: list[dict[str, float]] = []
     for _ in range(args.repeats):  # the last repeat is reported (warm caches)
         _spent.clear()
         _commands.clear()
@@ -253,6 +258,8 @@ def main() -> None:
             t0 = time.perf_counter()
             app([*argv, "--out", out], standalone_mode=False)
             run_wall = time.perf_counter() - t0
+        per_repeat.append({p: sum(_spent[k].get(p, 0.0) for k in _spent) for p in PHASES if p != "other"}
+                          | {"wall": run_wall})
 
     print(f"sandbox start (no-op command, median of 15): {noop * 1000:.1f} ms; "
           f"models {args.models}; kernels {args.kernels}; timing {'off' if args.no_timing else 'on'}; "
@@ -274,6 +281,28 @@ def main() -> None:
     build_runs = whole["build"] + whole["runs"]
     print(f"\nwhole run: wall {run_wall:.1f} s, build + runs {build_runs:.1f} s, "
           f"harness overhead {run_wall - build_runs:.1f} s ({100 * (run_wall - build_runs) / run_wall:.0f}% of wall)")
+    print_repeats(per_repeat)
+
+
+def print_repeats(per_repeat: list[dict[str, float]]) -> None:
+    """One line per repeat (the first: cold caches of this process), and the median of the warm ones (2..N): the
+    machine's noise shows as their spread."""
+    cols = ("wall", "prepare", "sandbox", "build", "runs", "compare", "overhead", "share")
+
+    def cells(r: dict[str, float]) -> dict[str, float]:
+        overhead = r["wall"] - r["build"] - r["runs"]
+        return {**r, "overhead": overhead, "share": 100 * overhead / r["wall"]}
+
+    rows = [cells(r) for r in per_repeat]
+    print("\n| repeat | " + " | ".join(cols) + " |\n|---|" + "---:|" * len(cols))
+    for i, r in enumerate(rows, start=1):
+        print(f"| {i}{' (cold)' if i == 1 else ''} | " + " | ".join(f"{r[c]:.{0 if c == 'share' else 2}f}" +
+                                                          ("%" if c == "share" else "") for c in cols) + " |")
+    warm = rows[1:]
+    if warm:
+        med = {c: statistics.median(r[c] for r in warm) for c in cols}
+        print(f"| median of repeats 2-{len(rows)} | " + " | ".join(f"{med[c]:.{0 if c == 'share' else 2}f}" +
+                                                                   ("%" if c == "share" else "") for c in cols) + " |")
 
 
 if __name__ == "__main__":

@@ -132,3 +132,38 @@ def test_a_local_cluster_whose_worker_dies_while_it_starts_is_started_again(monk
         client = dispatcher.start()
         assert len(client.scheduler_info()["workers"]) == 1
     assert len(calls) == 2
+
+
+def test_verdicts_and_evidence_are_the_same_at_one_and_two_workers(tmp_path: Path, monkeypatch) -> None:
+    """References and mutants (right, wrong, crashing, a structure missed) give the same verdict and evidence on
+    one worker that made the validation cases and on two new workers that read them from the harness cache
+    (cases/prepared.py), so neither the placement nor the shared cases change a row."""
+    from hpceval.dispatch import EvalJob
+    from hpceval.dispatch.dask import DaskDispatcher
+    from hpceval.evaluate import Evaluator
+    from hpceval.executors import get_executor
+    from hpceval.mutants import generate_mutants
+    from hpceval.spec import catalog
+
+    monkeypatch.setenv("HPCEVAL_CACHE", str(tmp_path / "cache"))  # inherited by the worker processes
+    cat = catalog()
+    jobs = []
+    for kernel, model_id, cap in (("axpy", "cpp-openmp", 3), ("spmv", "python-numpy", 3)):
+        spec, model = cat.kernels[kernel], cat.models[model_id]
+        code = spec.solution_path(model, cat).read_text()
+        codes = [code] + [m.code for m in generate_mutants(code, model.language, cap=cap)]
+        jobs += [EvalJob(f"{kernel}-{model_id}-{i}", text, spec, model, None) for i, text in enumerate(codes)]
+    evaluator = Evaluator(cat, get_executor("local"), timing=False)
+    runs = []
+    for workers in (1, 2):
+        got: dict[str, tuple[str, str]] = {}
+        with DaskDispatcher(workers=workers, announce=lambda line: None, poll_s=0.5) as dispatcher:
+            dispatcher.evaluate(evaluator, jobs, lambda key, ev, got=got: got.__setitem__(key, (ev.verdict.value,
+                                                                                              ev.evidence)))
+        runs.append(got)
+        if workers == 1:
+            assert any((tmp_path / "cache" / "cases").glob("*.npz"))  # the second run's workers read these
+    assert len(runs[0]) == len(jobs)
+    assert runs[1] == runs[0]
+    verdicts_seen = {v for v, _ in runs[0].values()}
+    assert "correct" in verdicts_seen and len(verdicts_seen) >= 2, runs[0]

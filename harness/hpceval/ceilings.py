@@ -58,7 +58,8 @@ class Bound:
 
 
 def _cache_file() -> Path:
-    root = os.environ.get("HPCEVAL_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "hpceval")
+    from hpceval.paths import cache_dir
+
     cpu = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -66,7 +67,7 @@ def _cache_file() -> Path:
     except OSError:
         pass
     host = hashlib.sha256(f"{socket.gethostname()}|{platform.machine()}|{cpu}|{os.cpu_count()}".encode()).hexdigest()
-    return Path(root) / f"ceilings-{host[:12]}.json"
+    return cache_dir() / f"ceilings-{host[:12]}.json"
 
 
 def _load_cache() -> dict:

@@ -200,7 +200,7 @@ class Evaluator:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
             if not self.keep_dirs:
-                shutil.rmtree(workdir, ignore_errors=True)
+                scratch.remove_later(workdir)
 
     def _run_checks(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
                     toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str],

@@ -18,6 +18,7 @@ import atexit
 import errno
 import fcntl
 import os
+import queue
 import shutil
 import stat
 import subprocess
@@ -93,6 +94,26 @@ def current() -> Path | None:
 def new_dir(prefix: str) -> Path:
     """A fresh private directory under the scratch root (what tempfile.mkdtemp gave before)."""
     return Path(tempfile.mkdtemp(prefix=prefix, dir=root()))
+
+
+_doomed: queue.SimpleQueue[Path] = queue.SimpleQueue()
+_remover: threading.Thread | None = None
+
+
+def remove_later(path: Path) -> None:
+    """Remove a finished job's work dir in a background thread: unlinking a timing run's input sets (hundreds of
+    MB) is no part of the evaluation, which returns at once. What is left at exit goes with the scratch root."""
+    global _remover
+    with _guard:
+        if _remover is None or not _remover.is_alive():
+            _remover = threading.Thread(target=_remove_forever, name="hpceval-remove", daemon=True)
+            _remover.start()
+    _doomed.put(path)
+
+
+def _remove_forever() -> None:
+    while True:
+        shutil.rmtree(_doomed.get(), ignore_errors=True)
 
 
 def new_file(prefix: str, suffix: str = "") -> Path:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,9 @@ class Case:
     warmup: int = 0
     write_outputs: bool = True
     structure: str = ""  # the named structure (KernelSpec.structures) this case draws, "" for a plain size
+    # the reference outputs and their scale (compare.reference_and_scale) when made ahead with the case
+    # (cases/prepared.py: once per kernel, shared by its suggestions); None: computed when compared
+    reference: tuple[dict[str, Any], dict[str, Any]] | None = None
 
 
 def array_dtype(param: Param, spec: KernelSpec) -> np.dtype:
@@ -183,7 +187,19 @@ def remove_case_dirs(workdir: Path) -> None:
         os.close(dir_fd)
 
 
-def write_cases(workdir: Path, spec: KernelSpec, lang: Language, cases: list[Case]) -> None:
+def laid_out(param: Param, values: dict[str, Any], spec: KernelSpec, lang: Language) -> np.ndarray:
+    """Array parameter `param` of a case as its file holds it: the harness's dtype, the language's index base and
+    array order, flat (a view where nothing changes, else a copy)."""
+    arr = np.asarray(values[param.name], dtype=array_dtype(param, spec))
+    if param.kind == "index":
+        arr = arr + np.int32(lang.index_base)
+    return arr.reshape(array_shape(param, values)).ravel(order=lang.array_order)
+
+
+def write_cases(workdir: Path, spec: KernelSpec, lang: Language, cases: list[Case],
+                layout: Callable[[Param, dict[str, Any]], np.ndarray] | None = None) -> None:
+    """The cases' files; `layout` gives an array's flat contents (default `laid_out`; the timing run passes the
+    ones it made once for its shared input sets)."""
     lines = []
     work_fd = os.open(workdir, _DIR_FLAGS)
     try:
@@ -198,13 +214,9 @@ def write_cases(workdir: Path, spec: KernelSpec, lang: Language, cases: list[Cas
                     f.write(("\n".join(scalars) + "\n").encode())
                 for p in spec.params:
                     if p.is_array:
-                        arr = np.asarray(case.inputs[p.name], dtype=array_dtype(p, spec))
-                        if p.kind == "index":
-                            arr = arr + np.int32(lang.index_base)
-                        expected = array_shape(p, case.inputs)
-                        arr = arr.reshape(expected)
+                        flat = layout(p, case.inputs) if layout else laid_out(p, case.inputs, spec, lang)
                         with _write_new(folder, f"{p.name}.bin") as f:
-                            arr.ravel(order=lang.array_order).tofile(f)
+                            flat.tofile(f)
             finally:
                 os.close(folder)
             lines.append(f"{name} {case.reps} {case.warmup} {int(case.write_outputs)}")

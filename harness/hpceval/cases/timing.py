@@ -70,12 +70,13 @@ from hpceval.cases.io import (
     MissingOutput,
     array_dtype,
     array_shape,
+    laid_out,
     open_output,
     read_optional_text,
     remove_case_dirs,
     write_cases,
 )
-from hpceval.spec import KernelSpec, Language
+from hpceval.spec import KernelSpec, Language, Param
 
 SETS = 2
 EXPONENTS = tuple(range(-8, 9))
@@ -209,6 +210,19 @@ class TimingPlan:
             kind = np.int32 if flat.size < 2**31 else np.int64
             self._refs[key] = [np.flatnonzero(flat == c).astype(kind) for c in range(1, self.classes)]
         return self._refs[key]
+
+    def laid_out(self, s: int, param: Param, lang: Language) -> np.ndarray:
+        """Set s's array `param` as the language's file holds it (io.laid_out), made once per set, order and index
+        base, read-only: a Fortran GEMV's 4096 x 4096 sets are transposed once per process, not per suggestion."""
+        key = ("layout", s, param.name, lang.array_order, lang.index_base)
+        if key not in self._refs:
+            flat = laid_out(param, self.sets[s], self.spec, lang)
+            flat.flags.writeable = False
+            self._refs[key] = flat
+        return self._refs[key]
+
+    def arrays_of_set(self, s: int) -> list[Param]:  # the arrays with files: all in set 0, inputs in the others
+        return [p for p in self.spec.params if p.is_array and (s == 0 or p.intent != "out")]
 
     def factors(self, k: int) -> np.ndarray:
         return np.ldexp(1.0, np.asarray(self.calls[k].exps))
@@ -480,7 +494,7 @@ def write_plan(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan
     """The timing case: c0 with set 0 (cases.txt says one call: the plan, read and removed by the driver, rules),
     the plan and the other sets."""
     remove_case_dirs(workdir)
-    write_cases(workdir, spec, lang, [plan.case])
+    write_cases(workdir, spec, lang, [plan.case], layout=lambda p, values: plan.laid_out(0, p, lang))
     arrays = [p for p in spec.params if p.is_array]
     lines = ["hpceval-plan 2", f"{plan.nonce} {len(plan.calls)} {len(plan.sets)} {plan.classes}",
              " ".join("1" if p.name in plan.scaled else "0" for p in arrays) or "0",
@@ -497,11 +511,8 @@ def write_plan(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan
             try:
                 for p in arrays:
                     if j and p.intent != "out":  # set 0's arrays are the case's own (write_cases)
-                        arr = np.asarray(inputs[p.name], dtype=array_dtype(p, spec)).reshape(array_shape(p, inputs))
-                        if p.kind == "index":
-                            arr = arr + np.int32(lang.index_base)
                         with _new_file(set_fd, f"{p.name}.bin") as f:
-                            arr.ravel(order=lang.array_order).tofile(f)
+                            plan.laid_out(j, p, lang).tofile(f)
                     if lang.class_indices and p.name in plan.scaled:
                         shape = array_shape(p, inputs)
                         for c, where in enumerate(plan.class_indices(j, p.name, shape, lang.array_order), start=1):

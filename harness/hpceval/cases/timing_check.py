@@ -100,6 +100,17 @@ def prepare_references(spec: KernelSpec, size: dict[str, int], reps: int) -> Non
                 _set_reference(spec, plan, s)
 
 
+def prepare_layouts(spec: KernelSpec, size: dict[str, int], reps: int, lang: Language) -> None:
+    """The shared sets' files' contents in this language's layout (and the Python driver's class indices), made
+    now, while a suggestion builds and validates, instead of in its timing run's preparation."""
+    plan = shared_plan(spec, size, reps)
+    for s in range(len(plan.sets)):
+        for p in plan.arrays_of_set(s):
+            plan.laid_out(s, p, lang)
+            if lang.class_indices and p.name in plan.scaled:
+                plan.class_indices(s, p.name, array_shape(p, plan.sets[s]), lang.array_order)
+
+
 def check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:
     """Every call of the run: full ones against the reference with the validation tolerance, all by fingerprint."""
     with NUMPY_LOCK:

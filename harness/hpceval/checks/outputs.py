@@ -10,8 +10,9 @@ a structure is told which. The worst relative error over all cases is kept for t
 from __future__ import annotations
 
 from hpceval.cases.compare import compare
-from hpceval.cases.generate import make_case, size_label, validation_cases
+from hpceval.cases.generate import make_case, size_label
 from hpceval.cases.io import Case, MissingOutput, read_arrays, write_cases
+from hpceval.cases.prepared import validation_cases
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
 
@@ -52,7 +53,8 @@ def _crashed_in(job: Job, stdout: str, failure: Evaluation) -> Evaluation:
 
 
 def job_cases(job: Job) -> list[Case]:
-    """The spec's validation cases, or the toolchain's own sizes for this job (e.g. under a simulator)."""
+    """The spec's validation cases (made once per graded kernel, with their references: cases/prepared.py), or
+    the toolchain's own sizes for this job (e.g. under a simulator)."""
     if job.adjust and job.adjust.sizes is not None:
         return [make_case(job.spec, size, job.seed) for size in job.adjust.sizes]
     return validation_cases(job.spec, job.seed)

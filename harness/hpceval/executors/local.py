@@ -203,9 +203,7 @@ def run_contained(argv: list[str], *, stdout_dir: Path, wall_s: float, output_kb
             raise SandboxError("the harness is stopping (interrupted)") from None
         timed_out = False
         try:
-            proc.wait(timeout=wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            timed_out = not lifecycle.wait_exit(proc, wall_s)
         finally:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
