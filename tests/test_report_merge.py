@@ -50,3 +50,18 @@ def test_two_executed_rows_that_disagree_are_not_merged(tmp_path):
     cpu, gpu = _dir(tmp_path, "cpu", "aaaaaa1", CPU), _dir(tmp_path, "gpu", "bbbbbb2", other)
     with pytest.raises(ReportError, match="cannot merge"):
         load_results([cpu, gpu], merge=True)
+
+
+def test_a_merged_run_whose_rows_are_scored_under_another_keeps_its_llm_name():
+    """With --merge, an LLM's prompts are scored under one of its runs; the other runs (a GPU machine's) hold no
+    scored row, and the runs table still names their LLM (it printed `nan`)."""
+    from hpceval.report.scores import _run_counts
+
+    meta = {"created": "", "llm_identity": "{}", "config": "{}", "environment": "{}"}
+    runs = pd.DataFrame([{"run_id": "cpu1", "llm_spec": "replay:llm-a", "run_dir": "a", **meta},
+                         {"run_id": "gpu1", "llm_spec": "replay:llm-a", "run_dir": "b", **meta}])
+    samples = pd.DataFrame({"run_id": ["cpu1", "cpu1"], "llm": ["llm-a", "llm-a"],
+                            "verdict": ["correct", "wrong_result"]})
+    out = _run_counts(runs, samples).set_index("run_id")
+    assert out.loc["cpu1", "llm"] == "llm-a" and out.loc["cpu1", "suggestions"] == 2
+    assert out.loc["gpu1", "llm"] == "replay:llm-a" and out.loc["gpu1", "suggestions"] == 0

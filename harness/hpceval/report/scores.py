@@ -371,6 +371,8 @@ def _run_counts(runs: pd.DataFrame, samples: pd.DataFrame) -> pd.DataFrame:
     else:
         out = runs.drop(columns=["config", "environment"]).merge(counts, on="run_id", how="left")
     out = out.fillna({"suggestions": 0, "correct": 0, "infra_error": 0, "unbindable": 0})
+    if "llm_spec" in out:  # a merged run whose rows are all scored under another run of its LLM keeps its name
+        out["llm"] = out["llm"].where(out["llm"].notna() & (out["llm"] != ""), out["llm_spec"])
     for col in ("suggestions", "correct", "infra_error", "unbindable"):
         out[col] = out[col].astype(int)
     return with_schema(out)
