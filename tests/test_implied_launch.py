@@ -177,3 +177,18 @@ def test_verdicts_on_a_gpu(catalog, evaluator, code, kernel, model, want):
     spec, m = catalog.kernels[kernel], catalog.models[model]
     e = evaluator.evaluate(code, spec, m, choose_binding(code, spec, catalog.languages["cpp"], "paper", m))
     assert e.verdict.value == want, e.evidence[-1500:]
+
+
+# subtly wrong: the row length used as the block stride (an indexing slip); one block of n threads would hide it
+AXPY_SIZE_STRIDE = """
+__global__ void saxpy_k(int n, float a, const float *x, float *y) {
+    int i = blockIdx.x * n + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def test_a_parameter_as_the_block_stride_implies_nothing(catalog):
+    b = _bind(catalog, AXPY_SIZE_STRIDE, "axpy", "cpp-cuda")
+    assert b.error is None and "hp_block(256, 1, 1)" in "\n".join(b.setup), b.setup
+    assert "its block stride is its own parameter n" in b.evidence, b.evidence

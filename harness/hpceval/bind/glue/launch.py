@@ -142,7 +142,7 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
     if isinstance(site, Found):
         return _site_launch(out, m, args, api, site, copies, taken_note(site.where, site.written))
     out.setup.append(f"const long hp_extent = std::max<long>({extent}, 1);")
-    implied = implied_launch(unit, m.fn, scalars, dims, _real(kr)) if unit is not None else site
+    implied = implied_launch(unit, m.fn, dims, _real(kr)) if unit is not None else site
     if isinstance(implied, Found):
         return _site_launch(out, m, args, api, implied, copies,
                             f"the block its index arithmetic implies ({implied.written}; {site})")

@@ -7,7 +7,8 @@ stride of its block index *is* its block size. LLMs write such kernels without a
 fail. So, before the documented default, the block each indexed dimension needs is read from that stride:
 
 * a macro or a file-level constant: its value, read where it is (launches.cpp._resolve, as a launch from `main`);
-* one of the kernel's scalar parameters: the driver's value for it;
+* one of the kernel's own parameters: nothing is implied (`blockIdx.x * n + threadIdx.x` is an indexing slip
+  far more often than a block size, and one block of n threads would hide it);
 * a non-type template parameter of the kernel (`template <int T>`): instantiated with the default block size of
   that many dimensions (256, 16 or 8), the block then that size (the kernel is correct for any T it was written
   for; the harness picks one and says which);
@@ -72,16 +73,19 @@ def _template_params(kernel: SFunction) -> list[tuple[str, str, bool]]:
     return out
 
 
-def implied_launch(unit: Unit, kernel: SFunction, scalars: dict[int, str], dims: int, elem: str) -> Found | str:
+def implied_launch(unit: Unit, kernel: SFunction, dims: int, elem: str) -> Found | str:
     """The launch `kernel`'s index arithmetic implies (grid over the driver's `hp_extent`), or why none is.
 
-    scalars: the driver's expression for each of the kernel's scalar parameters, by position; elem: the graded
-    element type (for a type template parameter that must be spelled before a value one)."""
+    elem: the graded element type (for a type template parameter that must be spelled before a value one)."""
     body = _COMMENTS.sub(" ", kernel.text)
     body = body[body.find("{"):] if "{" in body else body
     strides = {d: block_stride(body, d) for d in "xyz"[:dims]}
     if not any(strides.values()):
         return "its index arithmetic uses blockDim (any block size)"
+    params = {p.name for p in kernel.params}
+    named = {nm for stride in strides.values() if stride for nm in re.findall(r"[A-Za-z_]\w*", stride)}
+    if named & params:
+        return f"its block stride is its own parameter {sorted(named & params)[0]} (not a block size)"
     default = DEFAULT_BLOCK[dims]
     template = _template_params(kernel)
     values = {name: default for kind, name, _ in template if kind == "value" and name in strides.values()}
@@ -94,7 +98,7 @@ def implied_launch(unit: Unit, kernel: SFunction, scalars: dict[int, str], dims:
         if kind == "other":
             return f"its template parameter `{name}` is not one the harness can instantiate"
         explicit.append(values[name] if kind == "value" else elem)
-    subst = {p.name: scalars[p.position] for p in kernel.params if p.position in scalars} | values
+    subst = dict(values)
     macros = _macros(unit)
     file_names = {n for it in unit.items for n in it.defines} - set(macros)
     block_exprs = [strides[d] or default for d in "xyz"[:dims]]
