@@ -52,6 +52,7 @@ from hpceval.checks.interposition import defines_no_timer
 from hpceval.checks.model_usage import uses_model
 from hpceval.checks.numpy_loops import vectorised
 from hpceval.checks.outputs import validates
+from hpceval.checks.python_import import missing_library
 from hpceval.checks.second_run import second_run_clean
 from hpceval.checks.threads import threads_at_timing_size, threads_at_validation
 from hpceval.checks.timing import prepare as prepare_timing
@@ -86,7 +87,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "16"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "17"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -195,7 +196,8 @@ class Evaluator:
         try:
             e = self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
                                  binding.mapping, binding.function, code, feasible_note)
-            return self._glue_fault(e, binding.source or code, spec, model) if e.verdict == Verdict.build_error else e
+            return self._build_failed(e, code, binding.source or code, spec, model) \
+                if e.verdict == Verdict.build_error else e
         except SandboxError as exc:
             return Evaluation(verdict=Verdict.infra_error, evidence=f"sandbox failure: {exc}", **base)
         finally:
@@ -245,6 +247,9 @@ class Evaluator:
         decision = decide(reason, names, alone, lang, recovered)
         if decision.verdict == "incomplete":
             return Evaluation(verdict=Verdict.incomplete, evidence=f"{decision.evidence}; {error}", **base)
+        environment = missing_library(alone.evidence, model) if decision.verdict == "build_error" else None
+        if environment:  # a library of the model the sandbox lacks: the environment's fault (checks.python_import)
+            return Evaluation(verdict=Verdict.infra_error, evidence=f"{environment}; binding: {error}", **base)
         if decision.verdict == "build_error":
             return Evaluation(verdict=Verdict.build_error, evidence=f"{decision.evidence} (the suggestion built alone, "
                               f"before binding; binding: {error})", **base)
@@ -262,6 +267,16 @@ class Evaluator:
                               **base)
         built = " (the suggestion builds alone)" if alone.built else ""
         return Evaluation(verdict=Verdict.unbindable, evidence=error + built, **base)
+
+    def _build_failed(self, e: Evaluation, code: str, bound: str, spec: KernelSpec,
+                      model: ProgrammingModel) -> Evaluation:
+        """A bound build that failed: a function cut off where the answer ends (a Python `for` with no body, which
+        the binder could still read) is `incomplete` (precedence incomplete > build_error); else the glue's fault
+        or the build_error as it is."""
+        reason = _completeness(code, model.language)
+        if reason and CUT_OFF in reason and not missing_names(reason):
+            return e.model_copy(update={"verdict": Verdict.incomplete, "evidence": f"{reason}; the build: {e.evidence}"})
+        return self._glue_fault(e, bound, spec, model)
 
     def _glue_fault(self, e: Evaluation, code: str, spec: KernelSpec, model: ProgrammingModel) -> Evaluation:
         """A bound build that failed only in the driver's text, around a suggestion that builds alone, failed in the

@@ -20,6 +20,7 @@ random output on entry: never zero-filled) and why a function cannot be bound wh
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -227,13 +228,22 @@ def _used_as(p: SParam, r: Role, fn: SFunction, lang: str) -> bool:
     return name in {norm(i, lang) for i in facts.idents}
 
 
+def subscripted_as_arrays(fn: SFunction, lang: str) -> list[SParam]:
+    """fn's parameters, an untyped one that the body subscripts (`a[i] += b[i]`) declared an array: a scalar cannot
+    be indexed, so a name like a scalar role's (AXPY's `a`) does not make it that scalar. The role is then missing,
+    and the one not-the-kernel rule decides as for a typed `float *a` (evaluate._missing_data_inputs)."""
+    indexed = {norm(a, lang) for a, _d, _p in fn.facts.subscripts}
+    return [dataclasses.replace(p, array=True) if p.array is None and p.default is None
+            and norm(p.name, lang) in indexed else p for p in fn.params]
+
+
 def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     """The best consistent mapping of fn's parameters, or NoMapping with the reason."""
     roles = list(kr.all)
     merged = _merged_role(kr)
     if merged is not None:
         roles.append(merged)
-    params = fn.params
+    params = subscripted_as_arrays(fn, lang)
     for p in params:
         if p.kind == "complex":
             raise NoMapping(f"{p.name} is complex; the kernel is real")

@@ -202,6 +202,7 @@ def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None,
     chosen: set[int] = set()
     needed = set().union(*(info[id(r)].free for r in roots))
     values: set[str] = set()  # names bound by kept assignments and classes (mutable module-level values)
+    own = {f.name for f in unit.functions} | {n for it in unit.items if it.kind == "class_definition" for n in it.defines}
     changed = True
     while changed:
         changed = False
@@ -216,7 +217,10 @@ def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None,
                 continue
             nm = info[id(it)]
             if it.kind in ("import_statement", "import_from_statement", "future_import_statement"):
-                keep = bool(it.defines & needed) or "*" in it.defines
+                # every import, as C/C++ keeps every #include: the file as written imports them, and one that
+                # fails is the suggestion's build failing (checks.python_import); not one of a name the unit
+                # defines itself (a second "file" importing the first: `from axpy import axpy`)
+                keep = bool(it.defines & needed) or "*" in it.defines or not it.defines <= own
             elif it.kind in ("assignment", "class_definition"):
                 keep = bool(it.defines & needed)
             else:  # another statement: kept when it binds or modifies what the kernel needs, unless it runs the kernel
@@ -231,7 +235,8 @@ def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None,
     items = [unit.items[i] for i in sorted(chosen)]
     defined = set().union(*(it.defines for it in items)) if items else set()
     defined |= {f.name for f in unit.functions}
-    params = {p.name for f in kept_fns for p in f.params}
+    # a parameter's own name is no module name, unless a header reads it (`def f(x, np=np)`: the module's np)
+    params = {p.name for f in kept_fns for p in f.params} - set().union(*(info[id(f)].header for f in kept_fns))
     used = needed | set(re.findall(r"[A-Za-z_]\w*", " ".join(f.result for f in kept_fns)))
     known = {**PY_IMPORTS, **PY_MODEL_IMPORTS.get(model_id or "", {})}
     prelude = [line for name, line in known.items() if name in used and name not in defined and name not in params
@@ -252,7 +257,8 @@ def _py_script(text: str, names: PyNames, fn: SFunction) -> bool:
 
 def _py_global_use(fns: list, name: str) -> bool:
     """name is used as a module-level name (np.dot, numba.njit, prange(...)) in one of the kept pieces."""
-    return any(re.search(rf"(?<![\w.]){re.escape(name)}\s*[.(]|@\s*{re.escape(name)}\b", f.text) for f in fns)
+    return any(re.search(rf"(?<![\w.]){re.escape(name)}\s*[.(]|@\s*{re.escape(name)}\b|=\s*{re.escape(name)}\b",
+                         f.text) for f in fns)
 
 
 def prune_fortran(unit: Unit, fn: SFunction) -> tuple[str, str, list[str]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hpceval.cases.io import Case, remove_case_dirs, write_cases
+from hpceval.checks.python_import import import_failure
 from hpceval.contracts import Evaluation, ProcResult, Verdict
 from hpceval.executors import Limits
 from hpceval.spec import KernelSpec, Language, ProgrammingModel
@@ -87,6 +88,9 @@ class Job:
         if tamper:  # the Python driver caught the suggestion replacing its clock or writing past an array's end
             return self.verdict(Verdict.wrong_result, f"{where}; {tamper.group(1)}", run_s=result.seconds,
                                 max_rel_error=None)
+        imported = import_failure(result.stderr or "", self.model) if result.returncode != 0 else None
+        if imported is not None:  # the Python driver could not import the suggestion: its build, not its run
+            return self.verdict(imported[0], f"{where}; {imported[1]}", run_s=result.seconds, max_rel_error=None)
         if result.returncode != 0:
             signal = f" (signal {result.killed_by})" if result.killed_by else ""
             if result.killed_by == "SIGKILL":  # the kernel's memory cgroup kills with SIGKILL, without a message

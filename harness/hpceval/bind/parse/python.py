@@ -9,7 +9,7 @@ Python-only readings, and the top-level imports and constants that pruning keeps
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
@@ -272,10 +272,13 @@ class PyNames:
     binds: set[str]
     reads: set[str]
     mutates: set[str]
+    # read by a function's header where it is defined (decorators, defaults, annotations): module names whatever
+    # the function binds (`def f(x, np=np)` reads the module's np and binds its own parameter np)
+    header: set[str] = field(default_factory=set)
 
     @property
     def free(self) -> set[str]:
-        return self.reads - self.binds
+        return (self.reads - self.binds) | self.header
 
 
 def _py_targets(node: ts.Node | None) -> set[str]:
@@ -302,13 +305,9 @@ def _names_of(top: ts.Node) -> PyNames:
     declared_global: set[str] = set()
     for n in walk(top):
         t = n.type
-        parent = n.parent
         if t == "identifier":
-            if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == n:
-                continue
-            if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("name") == n:
-                continue
-            reads.add(text_of(n))
+            if _is_read(n):
+                reads.add(text_of(n))
         elif t in ("function_definition", "class_definition"):
             binds.add(text_of(n.child_by_field_name("name")))
         elif t in ("parameters", "lambda_parameters"):
@@ -343,7 +342,34 @@ def _names_of(top: ts.Node) -> PyNames:
                 name = root_name(fn.child_by_field_name("object"))
                 if name:
                     mutates.add(name)
+    header = header_reads(top)
     if top.type in ("function_definition", "decorated_definition", "class_definition"):
         mutates = (mutates - binds) | (declared_global & binds)  # a global statement makes a local a module name
         binds -= declared_global
-    return PyNames(binds=binds, reads=reads, mutates=mutates)
+    return PyNames(binds=binds, reads=reads, mutates=mutates, header=header)
+
+
+def header_reads(top: ts.Node) -> set[str]:
+    """The names a top-level definition's header evaluates in the module's scope when it is defined: decorators,
+    parameter defaults and annotations, the return annotation, a class's bases."""
+    definition = top.child_by_field_name("definition") if top.type == "decorated_definition" else top
+    parts = [c for c in top.named_children if c.type == "decorator"] if top.type == "decorated_definition" else []
+    if definition is None:
+        return set()
+    if definition.type == "class_definition":
+        parts += [c for c in [definition.child_by_field_name("superclasses")] if c is not None]
+    elif definition.type == "function_definition":
+        parts += [c for c in [definition.child_by_field_name("return_type")] if c is not None]
+        params = definition.child_by_field_name("parameters")
+        for p in params.named_children if params is not None else []:
+            parts += [c for c in (p.child_by_field_name("value"), p.child_by_field_name("type")) if c is not None]
+    return {text_of(n) for part in parts for n in walk(part) if n.type == "identifier" and _is_read(n)}
+
+
+def _is_read(n: ts.Node) -> bool:
+    """An identifier that reads a name: not an attribute's member (`np.dot`'s dot) nor a keyword's name."""
+    parent = n.parent
+    if parent is None:
+        return True
+    return not ((parent.type == "attribute" and parent.child_by_field_name("attribute") == n)
+                or (parent.type == "keyword_argument" and parent.child_by_field_name("name") == n))

@@ -1,0 +1,67 @@
+"""A Python suggestion whose module fails to import did not build: `build_error`, or the environment's fault.
+
+Why: Python's build step is a byte-compile, so an import that fails (`import numbaa`, `from numpy import
+fancy_thing`, a submodule nobody wrote, module-level code that raises) surfaced only when the driver imported the
+suggestion, as a `runtime_error`. Compile-first says what a Python build is: the unit parsed and imported in the
+sandbox (checks.builds_alone), and the precedence is no_code > incomplete > build_error > runtime_error. The driver
+says when the import failed (DRIVER_SAYS), so a failure inside the kernel's call stays a runtime_error.
+
+Whose fault: a missing module that is one of the programming model's own libraries (its name, e.g. `numba`, or a
+package its reference solutions import) is the environment's: the model's reference would fail the same way, so
+`infra_error`. Any other missing module (misspelt, invented, a submodule a present package lacks) is the LLM's.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+
+from hpceval.contracts import Verdict
+from hpceval.spec import ProgrammingModel
+
+DRIVER_SAYS = "hpceval driver: importing the suggestion failed"
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
+_ERROR_LINE = re.compile(r"^\w+(?:\.\w+)*(Error|Exception|Exit|Interrupt)\b.*$", re.MULTILINE)
+
+
+@cache
+def model_libraries(model_id: str, aliases: tuple[str, ...]) -> frozenset[str]:
+    """The top-level packages the model's reference solutions import (every kernel's), and its aliases."""
+    from hpceval.paths import kernels_dir
+
+    names = set(aliases)
+    for path in kernels_dir().glob(f"*/solutions/{model_id}*.py"):
+        try:
+            tree = ast.parse(path.read_text())
+        except (OSError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module.split(".")[0])
+    return frozenset(names)
+
+
+def missing_library(output: str, model: ProgrammingModel) -> str | None:
+    """The evidence when the import failed for a missing library of the model (the environment's fault), else None."""
+    missing = _NO_MODULE.findall(output)
+    if model.language != "python" or not missing or missing[-1] not in model_libraries(model.id, tuple(model.aliases)):
+        return None
+    return (f"the environment lacks `{missing[-1]}`, a library of {model.name} (its reference solutions import it): "
+            f"the suggestion could not be imported")
+
+
+def import_failure(output: str, model: ProgrammingModel) -> tuple[Verdict, str] | None:
+    """(verdict, evidence) when the driver says the suggestion's import failed, else None."""
+    if DRIVER_SAYS not in output:
+        return None
+    text = output[:output.rindex(DRIVER_SAYS)]
+    environment = missing_library(text, model)
+    if environment:
+        return Verdict.infra_error, environment
+    errors = [m.group(0) for m in _ERROR_LINE.finditer(text)]
+    where = [ln.strip() for ln in text.splitlines() if re.match(r'\s*File ".*kernel\.py"', ln)][-1:]
+    said = " | ".join([*where, *(errors[-1:] if errors else text.strip().splitlines()[-1:])])[:1200]
+    return Verdict.build_error, f"the suggestion fails when imported (Python: parsed and imported in the sandbox): {said}"
