@@ -6,9 +6,12 @@ suggestion, as a `runtime_error`. Compile-first says what a Python build is: the
 sandbox (checks.builds_alone), and the precedence is no_code > incomplete > build_error > runtime_error. The driver
 says when the import failed (DRIVER_SAYS), so a failure inside the kernel's call stays a runtime_error.
 
-Whose fault: a missing module that is one of the programming model's own libraries (its name, e.g. `numba`, or a
-package its reference solutions import) is the environment's: the model's reference would fail the same way, so
-`infra_error`. Any other missing module (misspelt, invented, a submodule a present package lacks) is the LLM's.
+Whose fault: a missing top-level module that is one of the programming model's own libraries (its name, e.g.
+`numba`, or a package its reference solutions import) is the environment's: the model's reference would fail the
+same way, so `infra_error`. So is a missing top-level package that exists (the harness's own interpreter finds it,
+or it is one of the field's well-known packages, PUBLISHED): a suggestion that imports matplotlib for its demo,
+or CuPy beside its Numba kernel, is graded where that package is missing, not wrong. Any other missing module
+(misspelt, invented, a submodule a present package lacks) is the LLM's.
 """
 
 from __future__ import annotations
@@ -44,13 +47,37 @@ def model_libraries(model_id: str, aliases: tuple[str, ...]) -> frozenset[str]:
     return frozenset(names)
 
 
+# packages of the field that exist whether or not this environment has them (top-level import names)
+PUBLISHED = frozenset({"numpy", "scipy", "numba", "llvmlite", "cupy", "cupyx", "torch", "triton", "pycuda", "jax",
+                       "jaxlib", "tensorflow", "mpi4py", "matplotlib", "pandas", "seaborn", "sklearn", "dask",
+                       "distributed", "h5py", "numexpr", "pyopencl", "dpctl", "dpnp", "cuda", "cuquantum", "tqdm",
+                       "pytest", "Cython", "pythran", "taichi", "warp", "nvmath", "cunumeric", "legate"})
+
+
+def _exists(name: str) -> bool:
+    """A top-level package that exists: one the harness's own interpreter finds, or a PUBLISHED one."""
+    import importlib.util
+
+    if name in PUBLISHED:
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def missing_library(output: str, model: ProgrammingModel) -> str | None:
-    """The evidence when the import failed for a missing library of the model (the environment's fault), else None."""
+    """The evidence when the import failed for a missing library (the environment's fault), else None."""
     missing = _NO_MODULE.findall(output)
-    if model.language != "python" or not missing or missing[-1] not in model_libraries(model.id, tuple(model.aliases)):
+    if model.language != "python" or not missing or "." in missing[-1]:
         return None
-    return (f"the environment lacks `{missing[-1]}`, a library of {model.name} (its reference solutions import it): "
-            f"the suggestion could not be imported")
+    name = missing[-1]
+    if name in model_libraries(model.id, tuple(model.aliases)):
+        return (f"the environment lacks `{name}`, a library of {model.name} (its reference solutions import it): "
+                f"the suggestion could not be imported")
+    if _exists(name):
+        return f"the environment lacks `{name}`, a published package the suggestion imports: it could not be imported"
+    return None
 
 
 def import_failure(output: str, model: ProgrammingModel) -> tuple[Verdict, str] | None:
