@@ -194,8 +194,11 @@ def _root(mod: Module, node: ast.AST) -> str:
 def _is_jit(mod: Module, dec: ast.expr) -> bool:
     target = dec.func if isinstance(dec, ast.Call) else dec
     name = _dotted(target)
-    last = name.split(".")[-1]
-    full = mod.alias.get(name.split(".")[0], "")
+    head = name.split(".")[0]
+    full = mod.alias.get(head, "")
+    # the name as imported: `fast` of `from numba import njit as fast` is numba.njit, `lru_cache as njit` is not
+    resolved = full + name[len(head):] if full else name
+    last = resolved.split(".")[-1]
     return last in JIT_DECORATORS and (_root(mod, target) in ACCEL_ROOTS or full.split(".")[0] in ACCEL_ROOTS
                                        or "." in name)
 

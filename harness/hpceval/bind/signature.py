@@ -146,10 +146,10 @@ def _candidate_score(fn: SFunction, m: Mapping | None, spec: KernelSpec, unit: U
         score -= 15
     text = fn.text + "".join(h.text for h in called_helpers(unit, fn))
     if model is not None and model.usage:
-        from hpceval.analysis.source import strip_comments
+        from hpceval.analysis.source import usage_text
 
         lang = catalog().languages[model.language]
-        clean = strip_comments(text, lang)
+        clean = usage_text(text, lang)
         if all(re.search(u, clean) for u in model.usage):
             score += 5
     elif re.search(PARALLEL.get(fn.lang, "$^"), text):

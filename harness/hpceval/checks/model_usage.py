@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from hpceval.analysis.array_ops import array_operation
-from hpceval.analysis.source import strip_comments
+from hpceval.analysis.source import usage_text
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
 from hpceval.spec import Language, ProgrammingModel
@@ -21,7 +21,7 @@ from hpceval.spec import Language, ProgrammingModel
 
 def usage_problem(code: str, model: ProgrammingModel, lang: Language) -> str | None:
     """None when the code uses the requested model; else what is missing (the wrong_model evidence)."""
-    clean = strip_comments(code, lang)
+    clean = usage_text(code, lang)
     missing = [pattern for pattern in model.usage if not re.search(pattern, clean)]
     if missing:
         return f"no {model.name} construct found (needs /{missing[0]}/ outside comments)"
