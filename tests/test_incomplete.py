@@ -284,3 +284,17 @@ def test_rubric_vendor_option(tmp_path):
     path = tmp_path / "r.toml"
     path.write_text(text)
     assert Rubric.load(path).vendor_library_counts is False
+
+
+@pytest.mark.parametrize("code,cut", [
+    ("import numpy as np\ndef saxpy(n, a, x, y):\n    for i in range(n):\n", True),      # a loop with no body
+    ("def saxpy(n, a, x, y):\n    y[:] = a * x +\n", True),                            # an expression cut short
+    ("import numpy as np\ndef saxpy(n, a, x, y\n", True),                              # a parameter list unclosed
+    ('def saxpy(n, a, x, y):\n    """y = a*x + y\n', True),                          # a docstring unclosed
+    # a syntax error with code after it is the code's error, not a cut-off (build_error), however short the file
+    ("import numpy as np\n\ndef saxpy(n, a, x, y)\n    y += a * x\n", False),
+    ("def saxpy(n, a, x, y):\n    y += a * x)\n    return y\n", False),
+])
+def test_a_python_cut_off_ends_where_the_text_ends(code, cut):
+    reason = incomplete_reason(code, "python")
+    assert ("cut off" in (reason or "")) is cut, reason

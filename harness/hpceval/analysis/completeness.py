@@ -263,7 +263,9 @@ def _python(code: str) -> str | None:
     except SyntaxError as exc:
         last = len(code.rstrip().split("\n"))
         msg = (exc.msg or "").lower()
-        if (exc.lineno or 0) >= last - 1 or "eof" in msg or "expected an indented block" in msg or "never closed" in msg:
+        # cut off where the text ends: the parser stops at its last line (`for ...:` with no body, `y = x +`, an
+        # unclosed bracket or string); an error with lines after it (`def f(x)` missing its colon) is a syntax error
+        if (exc.lineno or 0) >= last or "eof" in msg or "never closed" in msg:
             return f"incomplete: cut off ({exc.msg} at line {exc.lineno})"
         return None  # a syntax error mid-file in complete code: the run says so
     funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
