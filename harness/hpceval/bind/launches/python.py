@@ -138,13 +138,12 @@ def script_launcher(unit: Unit, fn: SFunction, m: Mapping) -> tuple[str, str] | 
     mapped = [p for p in fn.params if m.assign.get(p.position) is not None]
     params = [p.name for p in mapped]
     arrays = [p.name for p in mapped if m.assign[p.position].is_array]
-    dev = {a: a for a in arrays}
     site = _site(tree, fn.name, kdef.lineno)
     try:
         if site is None:
             raise _Unresolved(no_site(fn.name))
         # a block-size parameter the mapping fills with a harmless value takes the script's own (a constexpr)
-        body, written = _from_site(tree, kdef, site, [p for p in mapped if not m.assign[p.position].tuning], dev)
+        body, written = _from_site(tree, kdef, site, [p for p in mapped if not m.assign[p.position].tuning])
         note = taken_note("script", written)
     except _Unresolved as exc:
         if kind == "triton":
@@ -158,27 +157,27 @@ def script_launcher(unit: Unit, fn: SFunction, m: Mapping) -> tuple[str, str] | 
     return "\n\n" + "\n".join(lines) + "\n", f"a {what} kernel the harness launches through a launcher; {note}"
 
 
-def _from_site(tree: ast.Module, kdef: ast.FunctionDef, site, mapped, dev: dict[str, str]) -> tuple[list[str], str]:
+def _from_site(tree: ast.Module, kdef: ast.FunctionDef, site, mapped) -> tuple[list[str], str]:
     call, config, stmts = site
     params = {p.position: p.name for p in mapped}
     rename: dict[str, str] = {}
     for i, a in enumerate(call.args):
         if i in params and isinstance(a, ast.Name):
-            target = dev.get(params[i], params[i])
+            target = params[i]
             rename[a.id] = target
             for alias in _aliases(stmts, a.id):
                 rename.setdefault(alias, target)
     for kw in call.keywords:
         pos = next((p.position for p in mapped if p.name == kw.arg), None)
         if pos is not None and isinstance(kw.value, ast.Name):
-            rename[kw.value.id] = dev.get(kw.arg, kw.arg)
+            rename[kw.value.id] = kw.arg
     # what the launch passes for parameters the mapping leaves out (a constexpr BLOCK_SIZE), and the config
     args: list[tuple[str, ast.AST | str]] = []  # (keyword or "", what is passed)
     for i, a in enumerate(call.args):
-        args.append(("", dev.get(params[i], params[i]) if i in params else a))
+        args.append(("", params[i] if i in params else a))
     for kw in call.keywords:
         mine = kw.arg in {p.name for p in mapped}
-        args.append((kw.arg or "", dev.get(kw.arg, kw.arg) if mine else kw.value))
+        args.append((kw.arg or "", kw.arg if mine else kw.value))
     body, names = carried(tree, kdef.name, stmts, rename, [config, *(a for _, a in args if not isinstance(a, str))])
     spelled = [(f"{k}=" if k else "") + (a if isinstance(a, str) else _renamed(a, names)) for k, a in args]
     body.append(f"{_renamed(call.func, names)}({', '.join(spelled)})")
