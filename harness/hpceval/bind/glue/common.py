@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from hpceval.bind.mapping import Mapping
 from hpceval.bind.parse import SParam
 from hpceval.bind.roles import KernelRoles, Role
+from hpceval.spec import KernelSpec
 
 
 @dataclass
@@ -36,6 +37,16 @@ class Glue:
         """The argument of the parameter at `position`, in call order."""
         self.args.append(expr)
         self.by_param[position] = expr
+
+
+def c_real(dtype: str) -> str:
+    """The C/C++ real type of a precision ("float32" -> float, else double)."""
+    return "float" if dtype == "float32" else "double"
+
+
+def c_canon(spec: KernelSpec, role: Role) -> str:
+    """The C/C++ element type of a kernel role in the graded precision: int for sizes and indices."""
+    return "int" if role.kind in ("int", "index") else c_real(spec.dtype)
 
 
 class Plan:

@@ -16,6 +16,8 @@ from hpceval.bind.glue.common import (
     Glue,
     Plan,
     array_plans,
+    c_canon,
+    c_real,
     extra,
     fill_note,
     leading_dims,
@@ -31,12 +33,6 @@ from hpceval.bind.roles import KernelRoles, Role
 from hpceval.spec import KernelSpec
 
 
-def _c_canon(spec: KernelSpec, role: Role) -> str:
-    if role.kind in ("int", "index"):
-        return "int"
-    return "float" if spec.dtype == "float32" else "double"
-
-
 def _dims(role: Role) -> list[str]:
     return [f"({d})" for d in role.shape]
 
@@ -45,25 +41,19 @@ _VECTOR = re.compile(r"^\s*(?:std::|thrust::)?(?:vector|device_vector|host_vecto
                      re.DOTALL)
 
 
-def _spelled(p: SParam) -> str:
-    """A parameter's type as the driver can name it: its own type names of scalars (`#define REAL float`, a typedef
-    in a namespace) resolved, since the macro shield pops the suggestion's macros before the glue (bind.shield)."""
-    return p.type_resolved or p.type_text
-
-
 def _c_elem(p: SParam, spec: KernelSpec, role: Role) -> str:
     """The element type to build a temporary of: the suggestion's own spelling, its scalar type names resolved."""
-    t = re.sub(r"\b(const|volatile|struct)\b", " ", _spelled(p))
+    t = re.sub(r"\b(const|volatile|struct)\b", " ", p.spelled)
     m = _VECTOR.match(t.strip())
     while m:
         t = m.group(1)
         m = _VECTOR.match(t.strip())
     t = " ".join(t.replace("*", " ").replace("&", " ").split())
     if p.container == "view":
-        m = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+(?:\s+\w+)?)", _spelled(p))
+        m = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+(?:\s+\w+)?)", p.spelled)
         t = m.group(1) if m else ""
     if not t or p.kind == "real_generic" or t == "auto" or p.container == "template":
-        return _c_canon(spec, role) if not p.dtype else ("float" if p.dtype == "float32" else "double")
+        return c_canon(spec, role) if not p.dtype else c_real(p.dtype)
     return t
 
 
@@ -94,7 +84,7 @@ def cpp_glue(m: Mapping, kr: KernelRoles) -> Glue:
     g.teardown.extend(late)
     for role_name, pl in plans.items():
         if pl.fill is not None and not _needs_temp(pl):
-            g.setup.append(f"std::fill({role_name}.begin(), {role_name}.end(), ({_c_canon(spec, pl.role)}){pl.fill});")
+            g.setup.append(f"std::fill({role_name}.begin(), {role_name}.end(), ({c_canon(spec, pl.role)}){pl.fill});")
             g.notes.append(fill_note(role_name, pl.fill))
     scale_outputs(g, m, kr, lambda name: f"for (auto &hp_v : {name}) hp_v *= {m.scale!r};", g.teardown)
     if m.returned:
@@ -136,7 +126,7 @@ def _kokkos_space(g: Glue, name: str, ptr: str, vtype: str, dims: list[str]) -> 
 
 def _view_type(p: SParam, default: str) -> str:
     """The Kokkos::View type a parameter declares (`View<const double *>` spelled with its namespace), or `default`."""
-    m = re.search(r"(?:Kokkos::)?View\s*<.*>", _spelled(p), re.DOTALL)
+    m = re.search(r"(?:Kokkos::)?View\s*<.*>", p.spelled, re.DOTALL)
     vtype = m.group(0) if m else default
     return vtype if vtype.startswith("Kokkos::") else "Kokkos::" + vtype
 
@@ -148,12 +138,12 @@ def _c_view(g: Glue, pl: Plan, spec: KernelSpec, ptr: str) -> tuple[str, str]:
     dims = ["hp_k" if pad else spec_dim(role, d) for d, pad in enumerate(pl.pad)] if pl.rank <= 2 else \
         ["*".join(_dims(role))]
     if p.container == "view":
-        vtype = _view_type(p, f"Kokkos::View<{_c_canon(spec, role)}{'*' * max(1, pl.rank)}>")
+        vtype = _view_type(p, f"Kokkos::View<{c_canon(spec, role)}{'*' * max(1, pl.rank)}>")
         stars = re.match(r"Kokkos::View\s*<\s*[^,*>]*?(\**)\s*[,>]", vtype)
         if pl.rank >= 3 and stars and len(stars.group(1)) == pl.rank:
             dims = [spec_dim(role, d) for d in range(pl.rank)]  # a View of the grid's own rank (double ***)
     else:
-        vtype = f"Kokkos::View<{_c_canon(spec, role) if not pl.convert else pl.dtype}{'*' * max(1, len(dims))}>"
+        vtype = f"Kokkos::View<{c_canon(spec, role) if not pl.convert else pl.dtype}{'*' * max(1, len(dims))}>"
     return _kokkos_space(g, role.name, ptr, vtype, dims)
 
 
@@ -248,7 +238,7 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
 
 
 def _c_scalar(g: Glue, p: SParam, expr: str) -> str:
-    t = " ".join(re.sub(r"\b(const|volatile)\b", " ", _spelled(p)).replace("*", " ").replace("&", " ").split()) or "int"
+    t = " ".join(re.sub(r"\b(const|volatile)\b", " ", p.spelled).replace("*", " ").replace("&", " ").split()) or "int"
     if p.array and p.container == "view":  # a scalar in a one-element View (delivery.boxed_scalars)
         vtype = _view_type(p, "Kokkos::View<double *>")
         elem = re.search(r"View\s*<\s*(?:const\s+)?([\w:]+)", vtype)

@@ -16,8 +16,8 @@ memory and template arguments as functions of the kernel's arguments), so a tile
 assume main's 32x32 blocks gets them. Where nothing launches it, the block its own index arithmetic implies
 (`blockIdx.y * TS + threadIdx.y`: blocks of TS; bind.launches.implied). Only where neither says (the kernel indexes
 by blockDim, or the launch is computed in a way the harness cannot evaluate: a device query, a size it does not
-pass to the kernel), the documented default is used: 256 threads (1D), 16x16 (2D) or 8x8x8 (3D) per block over the largest size; the evidence says
-which launch was used and why.
+pass to the kernel), the documented default is used: 256 threads (1D), 16x16 (2D) or 8x8x8 (3D) per block over the
+largest size; the evidence says which launch was used and why.
 
 Separate outputs (a variant's own output array, out-of-place AXPY's `z`) get device buffers like the canonical
 arrays and come back to their temporaries before those are copied to their canonical targets.
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from hpceval.bind.glue.common import Glue, array_plans, extra
+from hpceval.bind.glue.common import Glue, array_plans, c_canon, c_real, extra
 from hpceval.bind.launches import Found, default_note, no_site, taken_note
 from hpceval.bind.launches.cpp import main_launch
 from hpceval.bind.launches.implied import implied_launch
@@ -119,10 +119,10 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
             continue
         i = by_position[p.position]
         host = args[i]
-        elem = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b", " ", p.type_resolved or p.type_text)
+        elem = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b", " ", p.spelled)
                         .replace("*", " ").split())
         if elem not in C_SCALARS:  # `T *x` of a template kernel: the type it is graded in (T is deduced from it)
-            elem = "int" if role.kind == "index" else _real(kr)
+            elem = c_canon(kr.spec, role)
         dev = f"hp_d_{role.name}"
         out.setup.append(f"{elem} *{dev} = nullptr;")
         out.setup.append(f"{api}Malloc((void **)&{dev}, std::max<size_t>({count}, 1) * sizeof({elem}));")
@@ -142,7 +142,7 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
     if isinstance(site, Found):
         return _site_launch(out, m, args, api, site, copies, taken_note(site.where, site.written))
     out.setup.append(f"const long hp_extent = std::max<long>({extent}, 1);")
-    implied = implied_launch(unit, m.fn, dims, _real(kr)) if unit is not None else site
+    implied = implied_launch(unit, m.fn, dims, c_real(kr.spec.dtype)) if unit is not None else site
     if isinstance(implied, Found):
         return _site_launch(out, m, args, api, implied, copies,
                             f"the block its index arithmetic implies ({implied.written}; {site})")
@@ -153,10 +153,6 @@ def launch_glue(g: Glue, m: Mapping, kr: KernelRoles, model_id: str, launch: boo
                      f"{'x'.join(block[:dims])}-thread blocks covering the largest size, {', '.join(sizes) or '1'}; "
                      f"{copies}); {default_note(site)}; {implied}")
     return out
-
-
-def _real(kr: KernelRoles) -> str:
-    return "float" if kr.spec.dtype == "float32" else "double"
 
 
 def _site_launch(out: Glue, m: Mapping, args: list[str], api: str, site: Found, copies: str, how: str) -> Glue:

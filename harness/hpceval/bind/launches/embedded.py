@@ -124,7 +124,7 @@ def _unwrap(node: ast.AST) -> ast.AST:
 def _numpy_type(p) -> str:
     if p.kind == "real":
         return "float32" if p.dtype == "float32" else "float64"
-    t = p.type_resolved or p.type_text  # `#define IDX long` is a long
+    t = p.spelled  # `#define IDX long` is a long
     if re.search(r"\b(?:long|size_t|int64_t|ptrdiff_t)\b", t):
         return "uint64" if re.search(r"\b(?:unsigned|size_t|uint64_t)\b", t) else "int64"
     return "uint32" if "unsigned" in t else "int32"

@@ -82,6 +82,11 @@ class SParam:
     # not in its scope (bind.glue.cpp)
     type_resolved: str = ""
 
+    @property
+    def spelled(self) -> str:
+        """The type as the driver's glue can name it: type_resolved where the suggestion's names were replaced."""
+        return self.type_resolved or self.type_text
+
 
 @dataclass
 class Facts:
