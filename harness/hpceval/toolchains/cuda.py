@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from hpceval import scratch
+from hpceval import paths, scratch
 from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
@@ -45,9 +45,9 @@ NO_GPU_NOTE = "no NVIDIA GPU here (libcuda.so.1 missing or cuInit failed): build
 
 
 def cache_dir() -> Path:
-    """Where toolchains keep what they build once per machine (Kokkos, the GPU probe): $HPCEVAL_CACHE."""
-    root = os.environ.get("HPCEVAL_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "hpceval")
-    path = Path(root)
+    """Where toolchains keep what they build once per machine (Kokkos, the GPU probe): the harness cache
+    (paths.cache_dir), made if missing."""
+    path = paths.cache_dir()
     path.mkdir(parents=True, exist_ok=True)
     return path
 
