@@ -57,6 +57,9 @@ def test_numba_under_aliases(catalog, evaluator, cid, code, want):
     ("from numba import cuda as c\n@c.jit\ndef k(x):\n    pass\n", True),
     ("from functools import lru_cache as njit\n@njit\ndef f(x):\n    return x\n", False),
     ("import numpy as nb\n@nb.vectorize\ndef f(x):\n    return x\n", False),
+    # another library's njit under an alias reads as that library's (`@mylib.njit`), not as Numba's
+    ("from mylib import njit as fast\n@fast\ndef f(x):\n    return x\n", False),
+    ("from triton import jit as tj\n@tj\ndef k(x):\n    pass\n", False),  # Triton is not Numba
 ])
 def test_usage_reads_aliases(catalog, code, uses):
     problem = usage_problem(code, catalog.models["python-numba"], catalog.languages["python"])

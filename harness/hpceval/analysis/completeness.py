@@ -35,6 +35,7 @@ from hpceval.analysis.known_names import (
     c_runtime_exports,
     close_to,
 )
+from hpceval.analysis.source import python_imports
 from hpceval.importers.copilot import strip_comments
 
 LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*$', re.MULTILINE)
@@ -302,8 +303,7 @@ def module_attribute_calls(code: str) -> list[str]:
         tree = ast.parse(code)
     except SyntaxError:
         return []
-    modules = {(a.asname or a.name.split(".")[0]): (a.name if a.asname else a.name.split(".")[0])
-               for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    modules = python_imports(tree, from_imports=False)
     out = []
     for n in ast.walk(tree):
         f = n.func if isinstance(n, ast.Call) else None

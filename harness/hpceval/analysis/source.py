@@ -6,6 +6,7 @@ a construct named only in a comment or a docstring must not count.
 
 from __future__ import annotations
 
+import ast
 import re
 
 from hpceval.spec import Language
@@ -23,31 +24,34 @@ def strip_comments(code: str, lang: Language) -> str:
     return re.sub(marker + keep + r"[^\n]*", "", code)
 
 
-def _python_aliases(code: str) -> dict[str, str]:
-    """Import aliases of Python code -> the name they stand for: `import numba as nb` (nb -> numba),
-    `from numba import njit as fast` (fast -> njit), `import numba.cuda as nc` (nc -> numba.cuda)."""
-    import ast
-
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return {}
-    aliases: dict[str, str] = {}
+def python_imports(tree: ast.AST, from_imports: bool = True) -> dict[str, str]:
+    """Each name a Python module's imports bind -> the dotted name it stands for: `import numba as nb` (nb ->
+    numba), `import numba.cuda` (numba -> numba), `from numba import njit as fast` (fast -> numba.njit; with
+    from_imports only)."""
+    names: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
+        if isinstance(node, ast.Import):
             for a in node.names:
-                if a.asname and a.asname != a.name:
-                    aliases[a.asname] = a.name
-    return aliases
+                names[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif from_imports and isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
+    return names
 
 
 def usage_text(code: str, lang: Language) -> str:
     """The text the model-usage patterns read: comments removed and, in Python, import aliases spelled as the names
-    they stand for, so `import numba as nb; @nb.njit` and `from numba import njit as fast; @fast` are the Numba
-    decorators they are (the patterns name the library's own spelling)."""
+    they stand for (`import numba as nb; @nb.njit` and `from numba import njit as fast; @fast` read as
+    `@numba.njit`; `from functools import lru_cache as njit; @njit` as `@functools.lru_cache`), since the patterns
+    name the library's own spelling."""
     clean = strip_comments(code, lang)
     if lang.id != "python":
         return clean
-    for alias, name in _python_aliases(code).items():
-        clean = re.sub(rf"(?<![\w.]){re.escape(alias)}\b", name, clean)
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return clean
+    for alias, name in python_imports(tree).items():
+        if alias != name.split(".")[-1]:  # bound under another name than its own
+            clean = re.sub(rf"(?<![\w.]){re.escape(alias)}\b", name, clean)
     return clean

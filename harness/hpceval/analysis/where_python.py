@@ -26,6 +26,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from hpceval.analysis.source import python_imports
+
 RANK = {"none": 0, "input": 1, "host": 2, "bulk": 3, "accel": 4}
 ACCEL_ROOTS = {"cupy", "cupyx", "pycuda", "numba", "triton"}
 JIT_DECORATORS = {"njit", "jit", "vectorize", "guvectorize", "stencil", "cfunc", "rawkernel", "generated_jit"}
@@ -125,14 +127,7 @@ def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set
 
 
 def _module(tree: ast.Module) -> Module:
-    alias: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                alias[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for a in node.names:
-                alias[a.asname or a.name] = f"{node.module}.{a.name}"
+    alias = python_imports(tree)
     mod = Module(tree, alias, set(), set())
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
