@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# ../shared from a checkout at /work/main, ../../shared from a worktree under /work/wt
+# ../shared beside the checkout, or ../../shared from a git worktree one folder deeper
 CORPUS = next((p / "shared" / "corpus" / "pareval-sample" for p in (ROOT.parent, ROOT.parent.parent)
                if (p / "shared" / "corpus" / "pareval-sample").is_dir()), ROOT.parent / "shared" / "corpus" / "pareval-sample")
 PROBLEMS = ("03_dense_la_axpy", "04_dense_la_gemv", "02_dense_la_gemm")

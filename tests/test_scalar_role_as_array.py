@@ -133,17 +133,12 @@ end
     assert _missing_data_inputs(b.error, catalog.kernels["axpy"]) == ["a"]
 
 
-LLAMA = "/work/shared/corpus/llama2-sample/AXPY/Python/GeneratedCode.py"
-
-
 def test_llama2_numba_r1_is_counted(catalog, evaluator):
-    """The corpus' own suggestion (read from ../shared; skipped when absent)."""
-    from pathlib import Path
-
+    """The corpus' own suggestion (read from ../shared, or HPCEVAL_SHARED; skipped when absent)."""
+    from conftest import SHARED
     from hpceval.bind.signature import infer_binding
 
-    path = Path(__file__).resolve().parents[2] / "shared/corpus/llama2-sample/AXPY/Python/GeneratedCode.py"
-    path = path if path.is_file() else Path(LLAMA)
+    path = SHARED / "corpus/llama2-sample/AXPY/Python/GeneratedCode.py"
     if not path.is_file():
         pytest.skip("llama2-sample corpus not present")
     text = path.read_text()
