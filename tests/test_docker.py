@@ -245,10 +245,13 @@ def test_a_missing_image_is_infra_error(catalog):
 
 WRONG = {"cpp": ("y[i] = sum;", "y[i] = sum + 1.0;"), "fortran": ("y(i) = 0.0d0", "y(i) = 1.0d0"),
          "python": ("out=y[:m])", "out=y[:m]); y[0] += 1.0")}
+# A complete text that does not build (a cut-off text is `incomplete`, not a build error).
+BROKEN = {"cpp": ("y[i] = sum;", "y[i] = sum + undeclared_name;"),
+          "python": ("import numpy as np", "import numpy as np\nscale = = 1.0")}
 
 
-def _wrong(code: str, language: str) -> str:
-    old, new = WRONG[language]
+def _wrong(code: str, language: str, edits: dict = WRONG) -> str:
+    old, new = edits[language]
     assert old in code, f"the gemv reference changed; update WRONG[{language!r}]"
     return code.replace(old, new)
 
@@ -260,7 +263,7 @@ def test_same_verdicts_as_local(catalog, docker_evaluator, evaluator, model):
     good = reference(catalog, "gemv", model)
     cases = {"reference": good, "wrong result": _wrong(good, m.language)}
     if model in ("cpp-openmp", "python-numpy"):
-        cases["build error"] = {"cpp": "void gemv( {\n", "python": "def gemv(:\n"}[m.language]
+        cases["build error"] = _wrong(good, m.language, BROKEN)
     expected = {"reference": Verdict.correct, "wrong result": Verdict.wrong_result, "build error": Verdict.build_error}
     for label, code in cases.items():
         local = evaluator.evaluate(code, spec, m)
