@@ -241,3 +241,13 @@ def test_dask_workers_run_their_own_canaries():
     settings = evaluator_settings(ev)
     assert settings["canaries"] is True
     assert worker_evaluator(settings).canaries is True
+
+
+def test_canary_cache_lies_in_the_harness_cache(tmp_path, monkeypatch):
+    """One cache folder for the harness: $HPCEVAL_CACHE moves the canaries with the other caches."""
+    from hpceval import canary
+
+    monkeypatch.delenv("HPCEVAL_CANARY_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HPCEVAL_CACHE", str(tmp_path / "mine"))
+    assert canary.cache_path() == tmp_path / "mine" / "canaries.json"

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hpceval.contracts import Evaluation, Verdict
-from hpceval.paths import save_json_cache
+from hpceval.paths import cache_dir, save_json_cache
 
 if TYPE_CHECKING:
     from hpceval.evaluate import Evaluator
@@ -38,8 +38,7 @@ def cache_path() -> Path:
     override = os.environ.get("HPCEVAL_CANARY_CACHE")
     if override:
         return Path(override).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "hpceval" / "canaries.json"
+    return cache_dir() / "canaries.json"
 
 
 @dataclass(frozen=True)
