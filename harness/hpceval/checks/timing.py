@@ -11,8 +11,9 @@ driver binds its clock before importing the suggestion) and its record carries a
 is `wrong_result`. The median of the timed calls is then compared with the machine's physical lower bound
 (hpceval.ceilings): below it the row is flagged `timing_implausible` and kept out of the speed metrics.
 
-One timing run at a time per process: concurrent builds still load the machine, but two timed kernels never
-compete for the same cores. On a GPU the toolchain's kernel-only times (`Toolchain.kernel_times`, from CUPTI,
+One timing run at a time per node (hpceval.timing_lock: the jobs of this process and the harness processes beside
+it, e.g. a cluster's workers): concurrent builds still load the machine, but two timed kernels never compete for
+the same cores or GPU. On a GPU the toolchain's kernel-only times (`Toolchain.kernel_times`, from CUPTI,
 attributed to calls by the driver's marks) replace the whole call's wall time; a call during which no kernel ran
 keeps its whole (host) time, never 0 s.
 """
@@ -28,8 +29,9 @@ from hpceval.cases.timing_check import check_calls, prepare_layouts, prepare_ref
 from hpceval.ceilings import lower_bound
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
+from hpceval.timing_lock import TimingLock
 
-TIMING_LOCK = threading.Lock()
+TIMING_LOCK = TimingLock()
 
 
 def timing_size(job: Job) -> dict[str, int]:
