@@ -1,6 +1,6 @@
 """Structural edge cases (issue 28, mechanism 5): every kernel declares, in its spec.toml, the named structures real
 inputs have (SpMV: empty rows, the first and the last among them, a dense row, a single column; GEMV/GEMM: one
-row, one column, tall, wide; Jacobi: the thinnest grids with an interior; CG: a diagonal system). The case
+row, one column, tall, wide, square; Jacobi: the thinnest grids with an interior; CG: a diagonal system). The case
 generator draws each structure, checks that make_inputs really produced it (`holds`), and a kernel that skips a
 structure fails with evidence naming it. Suggestions below are written as an unseen LLM would."""
 
@@ -22,8 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 DECLARED = {
     "spmv": {"empty_rows", "dense_row", "single_column"},
-    "gemv": {"one_row", "one_column", "tall", "wide"},
-    "gemm": {"one_row", "one_column", "tall", "wide"},
+    "gemv": {"one_row", "one_column", "tall", "wide", "square"},
+    "gemm": {"one_row", "one_column", "tall", "wide", "square"},
     "jacobi": {"no_interior", "thinnest_interior"},
     "cg": {"diagonal"},
 }
@@ -197,6 +197,110 @@ subroutine gemv(m, n, A, x, y)
 end subroutine gemv
 """
 
+# A square matrix is the shape real inputs have most often; a fast path taken only for it escaped every
+# non-square validation size.
+CPP_GEMV_SQUARE_PATH_UNZEROED = """
+#include <omp.h>
+// y = A*x, A row-major m x n. Square matrices take a column sweep that streams A once per column block.
+void gemv(int m, int n, const double *A, const double *x, double *y) {
+    if (m == n) {
+        #pragma omp parallel for
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j)
+                y[i] += A[(long)i * n + j] * x[j];   // y accumulates in place
+        return;
+    }
+    #pragma omp parallel for
+    for (int i = 0; i < m; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < n; ++j) s += A[(long)i * n + j] * x[j];
+        y[i] = s;
+    }
+}
+"""
+
+NUMPY_GEMV_SQUARE_TRANSPOSED = """
+import numpy as np
+
+def gemv(m, n, A, x, y):
+    # for square A the transpose is a free view: use whichever is contiguous
+    y[:] = A.T @ x if m == n else A @ x
+"""
+
+CPP_GEMV_SQUARE_PATH_RIGHT = """
+void gemv(int m, int n, const double *A, const double *x, double *y) {
+    if (m == n) {  // square: two rows per iteration
+        #pragma omp parallel for
+        for (int i = 0; i < m - 1; i += 2) {
+            double s0 = 0.0, s1 = 0.0;
+            for (int j = 0; j < n; ++j) { s0 += A[(long)i * n + j] * x[j]; s1 += A[(long)(i + 1) * n + j] * x[j]; }
+            y[i] = s0; y[i + 1] = s1;
+        }
+        if (m % 2) { double s = 0.0; for (int j = 0; j < n; ++j) s += A[(long)(m - 1) * n + j] * x[j]; y[m - 1] = s; }
+        return;
+    }
+    #pragma omp parallel for
+    for (int i = 0; i < m; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < n; ++j) s += A[(long)i * n + j] * x[j];
+        y[i] = s;
+    }
+}
+"""
+
+CPP_GEMM_SQUARE_TILES_DROP_REMAINDER = """
+#include <algorithm>
+#define TILE 16
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+    if (m == n && n == k) {  // square: cache-blocked
+        const int nt = n / TILE * TILE;
+        #pragma omp parallel for
+        for (int i = 0; i < n; ++i) std::fill(C + (long)i * n, C + (long)(i + 1) * n, 0.0);
+        #pragma omp parallel for collapse(2)
+        for (int ii = 0; ii < nt; ii += TILE)
+            for (int jj = 0; jj < nt; jj += TILE)
+                for (int pp = 0; pp < nt; pp += TILE)
+                    for (int i = ii; i < ii + TILE; ++i)
+                        for (int p = pp; p < pp + TILE; ++p)
+                            for (int j = jj; j < jj + TILE; ++j)
+                                C[(long)i * n + j] += A[(long)i * n + p] * B[(long)p * n + j];
+        return;
+    }
+    #pragma omp parallel for
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            double s = 0.0;
+            for (int p = 0; p < k; ++p) s += A[(long)i * k + p] * B[(long)p * n + j];
+            C[(long)i * n + j] = s;
+        }
+}
+"""
+
+FORTRAN_GEMM_SQUARE_TRANSPOSED = """
+subroutine gemm(m, n, k, A, B, C)
+  integer, intent(in) :: m, n, k
+  real(8), intent(in) :: A(m, k), B(k, n)
+  real(8), intent(out) :: C(m, n)
+  integer :: i, j, p
+  if (m == n .and. n == k) then
+    !$omp parallel workshare
+    C = matmul(transpose(A), B)
+    !$omp end parallel workshare
+    return
+  end if
+  !$omp parallel do private(i, p)
+  do j = 1, n
+    do i = 1, m
+      C(i, j) = 0.0d0
+      do p = 1, k
+        C(i, j) = C(i, j) + A(i, p) * B(p, j)
+      end do
+    end do
+  end do
+  !$omp end parallel do
+end subroutine gemm
+"""
+
 CPP_JACOBI_SKIPS_THIN = """
 void jacobi(int nx, int ny, int nz, const double *u, double *unew) {
     if (nx < 4 || ny < 4 || nz < 4) return;  // grid too small for the stencil
@@ -343,6 +447,11 @@ SUGGESTIONS = [
     ("cpp-spmv-build", "spmv", "cpp-openmp", CPP_SPMV_DOES_NOT_BUILD, {"build_error"}, ""),
     ("cpp-gemv-one-column", "gemv", "cpp-openmp", CPP_GEMV_UNROLL_MISSES_ONE_COLUMN, {"wrong_result"}, "one_column"),
     ("f-gemv-dot-product", "gemv", "fortran-openmp", FORTRAN_GEMV_MATMUL, {"correct"}, ""),
+    ("cpp-gemv-square-unzeroed", "gemv", "cpp-openmp", CPP_GEMV_SQUARE_PATH_UNZEROED, {"wrong_result"}, "square"),
+    ("py-gemv-square-transposed", "gemv", "python-numpy", NUMPY_GEMV_SQUARE_TRANSPOSED, {"wrong_result"}, "square"),
+    ("cpp-gemv-square-right", "gemv", "cpp-openmp", CPP_GEMV_SQUARE_PATH_RIGHT, {"correct"}, ""),
+    ("cpp-gemm-square-tiles", "gemm", "cpp-openmp", CPP_GEMM_SQUARE_TILES_DROP_REMAINDER, {"wrong_result"}, "square"),
+    ("f-gemm-square-transposed", "gemm", "fortran-openmp", FORTRAN_GEMM_SQUARE_TRANSPOSED, {"wrong_result"}, "square"),
     ("cpp-jacobi-skips-thin", "jacobi", "cpp-openmp", CPP_JACOBI_SKIPS_THIN, {"wrong_result"}, "thinnest_interior"),
     ("py-jacobi-slices", "jacobi", "python-numpy", NUMPY_JACOBI_SLICES, {"correct"}, ""),
     ("cpp-cg-diagonal-shortcut", "cg", "cpp-openmp", CPP_CG_DIAGONAL_SHORTCUT, {"correct"}, ""),
