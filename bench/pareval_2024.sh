@@ -6,7 +6,7 @@
 # it: prompt + output, after ParEval's standard includes (the records' prelude, named in the evidence). Raw runs
 # (results.sqlite holds the suggestions' text: research data) stay in $RUNS, never in the repository.
 #
-#   bash bench/pareval_2024.sh [PAREVAL_DIR [GPU_DIR]]   (default ../shared/corpus/pareval-sample)
+#   bash bench/pareval_2024.sh [PAREVAL_DIR [GPU_DIR ...]]   (default ../shared/corpus/pareval-sample)
 #   REPORT_ONLY=1 bash bench/pareval_2024.sh ...         (the runs in $RUNS as they are: reports only)
 #   KERNELS=axpy N=2 RUNS=/tmp/p RESULTS=/tmp/r bash bench/pareval_2024.sh    (a slice, to try the script)
 #
@@ -16,11 +16,12 @@
 # bench/pareval_peer.py, PEER_ARGS e.g. "--threads 1,2,8" on a small machine, and the side-by-side table
 # bench/pareval_agreement.py writes into $RESULTS/pareval-2024/agreement, with the GPU rows where GPU_DIR has
 # peer/peer_verdicts.csv).
-# GPU_DIR: the $OUT of bench/pareval_2024_gpu.sh (one folder per LLM, named as the replay files are).
+# GPU_DIR: the $OUT of bench/pareval_2024_gpu.sh (one folder per LLM, named as the replay files are), one per
+# device run (e.g. the CUDA run and the HIP run); every one is merged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAREVAL=${1:-../shared/corpus/pareval-sample}
-GPU_DIR=${2:-}
+GPU_DIRS=("${@:2}")
 JOBS=${JOBS:-2}
 KERNELS=${KERNELS:-axpy,gemv,gemm}
 MODELS=${MODELS:-cpp-openmp,cpp-kokkos}
@@ -57,10 +58,12 @@ MERGE=()
 for file in "$RUNS"/replay/*.jsonl; do
   name=$(basename "$file" .jsonl)
   DIRS+=("$RUNS/$name")
-  if [ -n "$GPU_DIR" ] && [ -d "$GPU_DIR/$name" ]; then
-    DIRS+=("$GPU_DIR/$name")
-    MERGE=(--merge)
-  fi
+  for gpu_dir in "${GPU_DIRS[@]}"; do
+    if [ -d "$gpu_dir/$name" ]; then
+      DIRS+=("$gpu_dir/$name")
+      MERGE=(--merge)
+    fi
+  done
 done
 # all four LLMs in one report: leaderboard, pass@k for k <= 20, proficiency, speedups with CIs, and the paired
 # comparisons between them (comparisons.csv) on the prompts they share
@@ -81,7 +84,9 @@ if [ "$TIMING" != 0 ]; then
 fi
 if [ "${PEER:-1}" != 0 ] && [ -f "$RUNS/peer/peer_verdicts.csv" ]; then
   PEERS=("$RUNS/peer/peer_verdicts.csv")
-  [ -n "$GPU_DIR" ] && [ -f "$GPU_DIR/peer/peer_verdicts.csv" ] && PEERS+=("$GPU_DIR/peer/peer_verdicts.csv")
+  for gpu_dir in "${GPU_DIRS[@]}"; do
+    [ -f "$gpu_dir/peer/peer_verdicts.csv" ] && PEERS+=("$gpu_dir/peer/peer_verdicts.csv")
+  done
   python3 bench/pareval_agreement.py --replay "$RUNS/replay" --hpceval "${DIRS[@]}" --peer "${PEERS[@]}" \
     --out "$RESULTS/pareval-2024/agreement"
 fi
