@@ -45,6 +45,39 @@ GEMM_PRODUCT = """\
 GEMM_ZERO = "  for (int i = 0; i < m; ++i)\n    for (int j = 0; j < n; ++j)\n      C[i * n + j] = 0.0;\n"
 
 DIRECTIVE_FAIL = [
+    Plant("cpp-omp-gemv-token-inner-reduction-beside-serial-sum", "gemv", "cpp-openmp", """\
+void gemv(int m, int n, const double *A, const double *x, double *y) {
+  for (int i = 0; i < m; ++i) {
+    double sum = 0.0;
+    #pragma omp parallel for reduction(+:sum)
+    for (int t = 0; t < 1; ++t) sum += 0.0;   /* warm the team */
+    for (int j = 0; j < n; ++j) sum += A[i * n + j] * x[j];
+    y[i] = sum;
+  }
+}
+""", V.wrong_model, ("the loop nest writing y",)),
+    Plant("fortran-omp-gemv-inner-parallel-on-other-scalar", "gemv", "fortran-openmp", """\
+subroutine gemv(m, n, A, x, y)
+  integer, intent(in) :: m, n
+  real(8), intent(in) :: A(m, n), x(n)
+  real(8), intent(out) :: y(m)
+  integer :: i, j
+  real(8) :: s, chk
+  do i = 1, m
+    chk = 0.0d0
+    !$omp parallel do reduction(+:chk)
+    do j = 1, n
+      chk = chk + x(j)
+    end do
+    !$omp end parallel do
+    s = 0.0d0
+    do j = 1, n
+      s = s + A(i, j) * x(j)
+    end do
+    y(i) = s
+  end do
+end subroutine gemv
+""", V.wrong_model, ("the loop nest writing y",)),
     Plant("cpp-omp-gemm-parallel-zeroing-serial-product", "gemm", "cpp-openmp",
           GEMM_HEAD + "#pragma omp parallel for collapse(2)\n" + GEMM_ZERO + GEMM_PRODUCT + "}\n", V.wrong_model,
           ("the loop nest writing C", "outside any parallel construct")),
@@ -159,6 +192,47 @@ end subroutine gemv
 ]
 
 DIRECTIVE_PASS = [
+    # the value written is computed by a construct nested in the loop that writes it (an inner parallel reduction):
+    # slow, but the model does the kernel's work
+    Plant("cpp-omp-gemv-inner-parallel-reduction", "gemv", "cpp-openmp", """\
+void gemv(const int m, const int n, const double* A, const double* x, double* y) {
+  for (int i = 0; i < m; ++i) {
+    double sum = 0.0;
+#pragma omp parallel for reduction(+ : sum)
+    for (int j = 0; j < n; ++j) sum += A[i * n + j] * x[j];
+    y[i] = sum;
+  }
+}
+""", V.correct),
+    Plant("fortran-omp-gemv-inner-parallel-reduction", "gemv", "fortran-openmp", """\
+subroutine gemv(m, n, A, x, y)
+  integer, intent(in) :: m, n
+  real(8), intent(in) :: A(m, n), x(n)
+  real(8), intent(out) :: y(m)
+  integer :: i, j
+  real(8) :: s
+  do i = 1, m
+    s = 0.0d0
+    !$omp parallel do reduction(+:s)
+    do j = 1, n
+      s = s + A(i, j) * x(j)
+    end do
+    !$omp end parallel do
+    y(i) = s
+  end do
+end subroutine gemv
+""", V.correct),
+    Plant("cpp-acc-gemm-inner-parallel-reduction", "gemm", "cpp-openacc", """\
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0.0;
+      #pragma acc parallel loop reduction(+:acc) copyin(A[0:m*k], B[0:k*n])
+      for (int p = 0; p < k; ++p) acc += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = acc;
+    }
+}
+""", V.correct),
     Plant("cpp-omp-gemm-parallel-zeroing-parallel-product", "gemm", "cpp-openmp",
           GEMM_HEAD + "#pragma omp parallel for collapse(2)\n" + GEMM_ZERO + "#pragma omp parallel for\n"
           + GEMM_PRODUCT + "}\n", V.correct),

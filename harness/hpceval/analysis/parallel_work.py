@@ -11,6 +11,11 @@ both. This analysis finds, in the bound function, the loops that write the kerne
 * OpenMP offload: an `omp target` compute region;
 * OpenACC: an `acc parallel`/`kernels`/`serial` compute region (a `data` region is not one).
 
+A write outside every construct still counts as the model's work when the value it stores is computed by a
+construct nested in the loop that makes the write (`for i { sum = 0; <parallel reduction over j into sum>; y[i] =
+sum; }`: slow, but parallel): every deepest working assignment of a scalar the write reads, in that loop before the
+write, must lie in a construct, so a token reduction beside a serial loop that computes the same scalar does not.
+
 Only writes that do work count: a literal fill (`C[i] = 0.0`) or a copy out of a local temporary is not the
 kernel's work, so a serial zeroing loop, an early-exit clear or a serial remainder loop next to a parallel main
 loop of the same depth pass. The analysis says nothing when it cannot tell: the bound function is not found,
@@ -74,6 +79,8 @@ def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[st
         verdicts = [_covered(w.pos, found, kind) for w in nest]
         if any(ok for ok, _ in verdicts):
             continue
+        if any(_value_from_construct(text, w, loops, found, kind, fortran, locals_) for w in nest):
+            continue
         why = next((why for _, why in verdicts if why), "")
         where = {"omp": "parallel construct", "omp-target": "offload (omp target) construct",
                  "acc": "OpenACC compute construct (parallel/kernels/serial)"}[kind]
@@ -81,6 +88,49 @@ def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[st
                 f"{'s' if deepest > 1 else ''} deep) is outside any {where}{why}: the model did not do the kernel's "
                 f"work")
     return None
+
+
+def _value_from_construct(text: str, write: Write, loops: list[tuple[int, int]], found: list[Directive], kind: str,
+                          fortran: bool, locals_: set[str]) -> bool:
+    """Whether the value `write` stores is computed in a construct of `kind` nested in the innermost loop around the
+    write: each deepest working assignment, in that loop before the write, of a scalar the write reads is covered."""
+    enclosing = [lp for lp in loops if lp[0] <= write.pos < lp[1]]
+    if not enclosing:
+        return False
+    start = max(lo for lo, _ in enclosing)
+    for name in _rhs_scalars(write.text, fortran):
+        sets = [w for w in _scalar_writes(text, (start, write.pos), name, fortran, locals_) if w.work]
+        depth = {w.pos: sum(lo <= w.pos < hi for lo, hi in loops) for w in sets}
+        inner = [w for w in sets if depth[w.pos] > len(enclosing)]
+        if not inner:
+            continue
+        deepest = max(depth[w.pos] for w in inner)
+        if all(_covered(w.pos, found, kind)[0] for w in inner if depth[w.pos] == deepest):
+            return True
+    return False
+
+
+def _rhs_scalars(statement: str, fortran: bool) -> set[str]:
+    """The plain names (no subscript, call or member access) on the right of an assignment statement."""
+    op = re.search(r"(?:[-+*/%&|^]=|(?<![=!<>])=(?!=))", statement)
+    if not op:
+        return set()
+    rhs = statement[op.end():].split("!")[0] if fortran else statement[op.end():]
+    return {m.group(1) for m in re.finditer(r"(?<![\w.>%])([A-Za-z_]\w*)\b(?!\s*[\[(.])(?!\s*->)", rhs)}
+
+
+def _scalar_writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str]) -> list[Write]:
+    """Assignments to the scalar `name` inside the span, each marked work or not (a literal reset is not)."""
+    if fortran:
+        return [w for w in _writes(text, span, name, fortran, locals_) if "(" not in w.text.partition("=")[0]]
+    out = []
+    body = text[span[0]:span[1]]
+    for m in re.finditer(rf"(?<![\w.>:\]])\b{re.escape(name)}\s*(\+\+|--|[-+*/%&|^]=|=(?!=))", body):
+        stop = body.find(";", m.end())
+        rhs = body[m.end():stop if stop >= 0 else len(body)].strip()
+        work = m.group(1) != "=" or _is_work(rhs, locals_)
+        out.append(Write(name, span[0] + m.start(), work, body[m.start():stop if stop >= 0 else None]))
+    return out
 
 
 def _covered(pos: int, found: list[Directive], kind: str) -> tuple[bool, str]:
