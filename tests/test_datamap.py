@@ -230,6 +230,26 @@ void jacobi(int nx, int ny, int nz, const double *u, double *unew) {
         unew[c] = (u[c - plane] + u[c + plane] + u[c - nz] + u[c + nz] + u[c - 1] + u[c + 1]) / 6.0;
       }
 }""", None),
+    # a section that moves one row per iteration of a host loop around the region: the union over the loop covers A
+    "per-row section inside a host loop": ("gemm", """
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0.0;
+      #pragma acc parallel loop reduction(+:acc) copyin(A[i*k:k], B[0:k*n])
+      for (int p = 0; p < k; ++p) acc += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = acc;
+    }
+}""", None),
+    "per-row output section, loop written i++ and <=": ("gemv", """
+void gemv(int m, int n, const double *A, const double *x, double *y) {
+  for (long r = 0; r <= m - 1; r++) {
+    double s = 0.0;
+#pragma omp target teams distribute parallel for reduction(+:s) map(to: A[r * n:n], x[0:n]) map(tofrom: s)
+    for (int j = 0; j < n; ++j) s += A[r * n + j] * x[j];
+    y[r] = s;
+  }
+}""", None),
     "a size the rules cannot evaluate": ("axpy", """
 int length(int n);
 void saxpy(int n, float a, const float *x, float *y) {
@@ -239,6 +259,26 @@ void saxpy(int n, float a, const float *x, float *y) {
 }
 
 SECTIONS_SHORT = {
+    "per-row section one short inside a host loop": ("gemm", """
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0.0;
+      #pragma acc parallel loop reduction(+:acc) copyin(A[i*k:k-1], B[0:k*n])
+      for (int p = 0; p < k; ++p) acc += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = acc;
+    }
+}""", "A[i*k:k-1]:"),
+    "host loop stops one row early": ("gemm", """
+void gemm(int m, int n, int k, const double *A, const double *B, double *C) {
+  for (int i = 0; i < m - 1; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0.0;
+      #pragma acc parallel loop reduction(+:acc) copyin(A[i*k:k], B[0:k*n])
+      for (int p = 0; p < k; ++p) acc += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = acc;
+    }
+}""", "A[i*k:k]:"),
     "input one short": ("axpy", """
 void saxpy(int n, float a, const float *x, float *y) {
 #pragma acc parallel loop copyin(x[0:n - 1]) copy(y[0:n])

@@ -277,6 +277,7 @@ class Section:
     lo: str
     length: str
     text: str
+    pos: int = 0  # where its directive is: the host loops around it give the values of loop variables it names
 
 
 def _map_kind(body: str) -> tuple[str, str]:
@@ -314,7 +315,7 @@ def _c_sections(found: list[Directive]) -> tuple[list[Section], set[tuple[str, s
                 var, brackets = m.group(1).lower(), re.findall(r"\[([^\]]*)\]", m.group(2))
                 if len(brackets) == 1 and ":" in brackets[0]:
                     lo, _, length = brackets[0].partition(":")
-                    sections.append(Section(var, kind, lo.strip() or "0", length.strip(), item.strip()))
+                    sections.append(Section(var, kind, lo.strip() or "0", length.strip(), item.strip(), d.start))
                 else:
                     whole.add((var, kind))
     return sections, whole
@@ -334,7 +335,9 @@ def _c_locals(code: str, values: dict[str, int]) -> dict[str, int]:
     out = dict(values)
     for m in _C_LOCAL.finditer(code):
         name = m.group(1).lower()
-        if name in out or len(re.findall(rf"\b{name}\s*(?:[-+*/]?=(?!=)|\+\+|--)", code, re.IGNORECASE)) != 1:
+        changes = len(re.findall(rf"\b{name}\s*(?:[-+*/]?=(?!=)|\+\+|--)", code, re.IGNORECASE))
+        changes += len(re.findall(rf"(?:\+\+|--)\s*{name}\b", code, re.IGNORECASE))
+        if name in out or changes != 1 or re.search(rf"\bfor\s*\(\s*(?:[\w:]+\s+)*{name}\s*=", code, re.IGNORECASE):
             continue
         v = _c_value(m.group(2), out)
         if v is not None:
@@ -342,13 +345,76 @@ def _c_locals(code: str, values: dict[str, int]) -> dict[str, int]:
     return out
 
 
+_C_FOR = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)*([A-Za-z_]\w*)\s*=\s*([^;]+);\s*(\w+)\s*(<=|<)\s*([^;]+);\s*"
+                    r"(?:\+\+\s*(\w+)|(\w+)\s*\+\+|(\w+)\s*\+=\s*1)\s*\)")
+_MAX_LOOP_VALUES = 50_000
+
+
+@dataclass(frozen=True)
+class HostLoop:
+    """A counted C loop `for (T v = lo; v < hi; ++v)` (or `<=`, `v++`, `v += 1`) and the text it spans."""
+
+    var: str
+    lo: str
+    hi: str
+    inclusive: bool
+    start: int
+    end: int
+
+
+def _host_loops(code: str) -> list[HostLoop]:
+    loops = []
+    for m in _C_FOR.finditer(code):
+        var = m.group(1)
+        if m.group(3) != var or (m.group(6) or m.group(7) or m.group(8)) != var:
+            continue
+        loops.append(HostLoop(var.lower(), m.group(2), m.group(5), m.group(4) == "<=", m.start(),
+                              _c_region_end(code, m.start() + 3)))
+    return loops
+
+
+def _loop_values(section: Section, loops: list[HostLoop], values: dict[str, int]) -> list[dict[str, int]] | None:
+    """The values of the host-loop variables a section names, one dict per iteration of the loops around its
+    directive ([{}] when it names none); None when a named loop's bounds cannot be evaluated or are too many."""
+    names = set(re.findall(r"[A-Za-z_]\w*", f"{section.lo} {section.length}".lower()))
+    around = [lp for lp in loops if lp.start < section.pos < lp.end and lp.var in names and lp.var not in values]
+    combos: list[dict[str, int]] = [{}]
+    for lp in sorted(around, key=lambda lp: lp.start):  # outer first: an inner loop's bounds may name outer variables
+        grown = []
+        for combo in combos:
+            lo, hi = _c_value(lp.lo, values | combo), _c_value(lp.hi, values | combo)
+            if lo is None or hi is None:
+                return None
+            grown += [combo | {lp.var: v} for v in range(lo, hi + 1 if lp.inclusive else hi)]
+            if len(grown) > _MAX_LOOP_VALUES:
+                return None
+        combos = grown
+    return combos
+
+
+def _cover(section: Section, loops: list[HostLoop], values: dict[str, int], covered: np.ndarray) -> bool:
+    """Mark the elements `section` moves (over every iteration of the host loops it names); False when the rules
+    cannot evaluate it."""
+    combos = _loop_values(section, loops, values)
+    if combos is None:
+        return False
+    for combo in combos:
+        lo, length = _c_value(section.lo, values | combo), _c_value(section.length, values | combo)
+        if lo is None or length is None:
+            return False
+        covered[max(lo, 0):max(min(lo + length, covered.size), 0)] = True
+    return True
+
+
 def section_problem(code: str, lang: Language, spec, cases, mapping: dict[str, str] | None = None) -> str | None:
     """C/C++ array sections that miss elements the kernel reads (to-transfers) or writes (from-transfers).
 
     On a shared-memory CPU route `copyin(x[0:n-1])` goes unnoticed; on a GPU the last element is never copied
     to the device. Each case's scalars give the sections' extents; the spec's footprints (Param.reads/writes)
-    say which elements must travel. Only suggestion parameters bound to a canonical array are checked, and an
-    array that any clause names without a section, or whose section the rules cannot evaluate, is skipped.
+    say which elements must travel. A section that names the variable of a counted host loop around its directive
+    (`copyin(A[i*k:k])` inside `for (int i = 0; i < m; ++i)`) moves the union of its values over the loop. Only
+    suggestion parameters bound to a canonical array are checked, and an array that any clause names without a
+    section, or whose section the rules cannot evaluate, is skipped.
     (Fortran clauses name whole arrays in the references and are not checked.)
     """
     if lang.id == "fortran" or re.search(r"requires\s+[^\n]*unified_shared_memory", code, re.IGNORECASE):
@@ -356,6 +422,7 @@ def section_problem(code: str, lang: Language, spec, cases, mapping: dict[str, s
     sections, whole = _c_sections(_c_directives(code))
     if not sections:
         return None
+    loops = _host_loops(code)
     names = {k.lower(): v.lower() for k, v in (mapping or {}).items()}
     arrays = {p.name.lower(): p for p in spec.params if p.is_array}
     for case in cases:
@@ -375,10 +442,8 @@ def section_problem(code: str, lang: Language, spec, cases, mapping: dict[str, s
                 need = param.footprint(access, shape).ravel()
                 covered = np.zeros(need.size, dtype=bool)
                 for s in moved:
-                    lo, length = _c_value(s.lo, values), _c_value(s.length, values)
-                    if lo is None or length is None:
+                    if not _cover(s, loops, values, covered):
                         break
-                    covered[max(lo, 0):max(min(lo + length, need.size), 0)] = True
                 else:
                     missing = np.flatnonzero(need & ~covered)
                     if missing.size:
