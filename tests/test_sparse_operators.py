@@ -56,6 +56,25 @@ import numpy as np
 def spmv(A, x):
     return sparse_matvec(A, x)
 """, V.incomplete),
+    # the product called through the class (`csr_matrix.dot(A, x)`: the study's Copilot wrote it twice, for CuPy)
+    ("spmv-class-dot-call", "spmv", "python-numpy", """
+import scipy.sparse
+
+def spmv_csr(A, x):
+    return scipy.sparse.csr_matrix.dot(A, x)
+""", V.correct),
+    ("spmv-imported-class-dot-into-output", "spmv", "python-numpy", """
+from scipy.sparse import csr_array
+
+def spmv(A, x, y):
+    y[:] = csr_array.dot(A, x)
+""", V.correct),
+    ("spmv-class-dot-of-the-wrong-operand", "spmv", "python-numpy", """
+import scipy.sparse as sp
+
+def spmv(A, x):
+    return sp.csr_matrix.dot(A, x) * 2.0
+""", V.wrong_result),
     ("gemv-matmul-stays-dense", "gemv", "python-numpy", """
 import numpy as np
 
@@ -93,3 +112,15 @@ def test_the_evidence_names_the_sparse_matrix(catalog):
     assert b.mapping["A"] == "A{row_ptr, col_idx, values}", b.mapping
     dense = choose_binding(code, catalog.kernels["gemv"], catalog.languages[m.language], "paper", m)
     assert dense.mapping.get("A") == "A", dense.mapping
+
+
+@pytest.mark.parametrize("code", [
+    "import cupy\n\ndef spmv_csr_cupy(A, x):\n    return cupy.sparse.csr_matrix.dot(A, x)\n",
+    "import cupyx.scipy.sparse as csp\n\ndef spmv(A, x):\n    return csp.csr_matrix.dot(A, x)\n",
+])
+def test_a_class_method_product_binds_the_matrix_on_the_gpu_models(catalog, code):
+    """CuPy runs on the device only: the binding is what this machine can show (the matrix carries the CSR arrays)."""
+    spec, m = catalog.kernels["spmv"], catalog.models["python-cupy"]
+    b = choose_binding(code, spec, catalog.languages[m.language], "paper", m)
+    assert b.error is None, b.error
+    assert b.mapping["A"] == "A{row_ptr, col_idx, values}", b.mapping

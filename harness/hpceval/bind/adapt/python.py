@@ -30,6 +30,7 @@ time anyway.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from hpceval.bind.adapt import Built
@@ -188,6 +189,21 @@ class ParamType:
     @property
     def record(self) -> bool:
         return self.kind in ("scipy_csr", "record", "namespace", "dict", "tuple")
+
+
+# The product called through a sparse matrix class, the matrix its first argument: `scipy.sparse.csr_matrix.dot(A,
+# x)`, `csr_array.__matmul__(A, x)`, `cupy.sparse.csr_matrix.dot(A, x)` (SciPy's and CuPy's class names).
+SPARSE_CLASS = re.compile(r"(cs[rc]|coo|bsr)_(matrix|array)|spmatrix|sparray")
+CLASS_PRODUCTS = {"dot", "__matmul__", "__mul__", "matvec", "_mul_vector"}
+
+
+def _sparse_class_product(node: ast.Call, name: str) -> bool:
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr in CLASS_PRODUCTS and node.args and _is(node.args[0], name)):
+        return False
+    owner = func.value
+    last = owner.attr if isinstance(owner, ast.Attribute) else owner.id if isinstance(owner, ast.Name) else ""
+    return bool(SPARSE_CLASS.fullmatch(last))
 
 
 SCIPY_FIELDS = ("indptr", "indices", "data")
@@ -400,6 +416,8 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
                         host = host or f"handed to {helper.name}, where it is {inner.why}"
             if _is(node.func, name) is False and isinstance(node.func, ast.Attribute) and \
                     _is(node.func.value, name) and node.func.attr in ("dot",):
+                matmul = True
+            if _sparse_class_product(node, name):
                 matmul = True
         elif isinstance(node, ast.Attribute) and _is(node.value, name) and isinstance(node.value, ast.Name):
             attrs.append(node.attr)
