@@ -92,6 +92,14 @@ void saxpy(int n, float a, const float *x, float *y) {
 #pragma omp target teams distribute parallel for map(alloc: x[0:n]) map(tofrom: y[0:n])
   for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
 }""", "x is read inside an offload region but only mapped alloc"),
+    # the evidence names the pointers as the code spells them, every one that is unmapped
+    "several unmapped, spelled in capitals": ("""
+void gemm(int n, const double *A, const double *B, double *C) {
+#pragma acc kernels
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) C[i * n + j] += A[i * n + k] * B[k * n + j];
+}""", "pointers A, B, C are used inside an offload region but never mapped"),
     "map to in a multi-line pragma": ("""
 void gemv(int m, int n, const double *A, const double *x, double *y) {
 #pragma omp target teams distribute parallel for \\

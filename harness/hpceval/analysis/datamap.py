@@ -212,6 +212,12 @@ def _assignments(region: str, name: str, fortran: bool) -> int:
     return len(re.findall(rf"\b{name}\s*\[[^;]*?\]\s*=(?!=)", region, re.IGNORECASE))
 
 
+def _as_written(text: str, name: str) -> str:
+    """A name the analysis compares in lower case, spelled as the code spells it (evidence quotes the code)."""
+    m = re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE)
+    return m.group(0) if m else name
+
+
 def data_mapping_problem(code: str, lang: Language) -> str | None:
     """None when the offload data clauses are sound by these rules; else the evidence of the bug."""
     if re.search(r"requires\s+[^\n]*unified_shared_memory", code, re.IGNORECASE):
@@ -241,23 +247,27 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
             local = {n.lower() for n in re.findall(r"\b(?:double|float|int|long|auto|size_t)\s+([A-Za-z_]\w*)\s*\[", region)}
             accessed -= local
             written -= local
-            for name in sorted(accessed & pointers):
-                if name not in mentions:
-                    return (f"pointer {name} is used inside an offload region but never mapped: on a discrete GPU "
-                            f"the device would dereference a host address")
+            unmapped = sorted(name for name in accessed & pointers if name not in mentions)
+            if unmapped:
+                spelled = [_as_written(region, name) for name in unmapped]
+                what = f"pointers {', '.join(spelled)} are" if len(spelled) > 1 else f"pointer {spelled[0]} is"
+                return (f"{what} used inside an offload region but never mapped: on a discrete GPU the device would "
+                        f"dereference a host address")
         reads = {name for name in accessed & parameters
                  if len(re.findall(rf"\b{name}\s*[\[(]", region, re.IGNORECASE)) > _assignments(region, name, fortran)}
         for name in sorted(reads):
             kinds = mentions.get(name, set())
             if kinds and kinds <= NO_TRANSFER_TYPES:
-                return (f"{name} is read inside an offload region but only mapped {'/'.join(sorted(kinds))}: "
+                return (f"{_as_written(region, name)} is read inside an offload region but only mapped "
+                        f"{'/'.join(sorted(kinds))}: "
                         f"on a GPU its values would never be copied to the device")
         for name in sorted(written & parameters):
             kinds = mentions.get(name)
             if kinds is None or kinds & DEVICE_POINTER_CLAUSES:
                 continue
             if not kinds & (FROM_TYPES | {"tofrom"}):
-                return (f"{name} is written inside an offload region but only mapped {'/'.join(sorted(kinds))}: "
+                return (f"{_as_written(region, name)} is written inside an offload region but only mapped "
+                        f"{'/'.join(sorted(kinds))}: "
                         f"on a GPU the result would never be copied back to the host")
     return None
 
