@@ -298,3 +298,16 @@ def test_rubric_vendor_option(tmp_path):
 def test_a_python_cut_off_ends_where_the_text_ends(code, cut):
     reason = incomplete_reason(code, "python")
     assert ("cut off" in (reason or "")) is cut, reason
+
+
+@pytest.mark.parametrize(("code", "says"), [
+    ("#include <vector>\nint main() {\n  std::vector<double> x(8, 1.0), y(8, 2.0);\n  for (int i = 0; i < 8; ++i)"
+     " y[i] += 2.0 * x[i];\n  return 0;\n}\n", "only a main program"),
+    ("void spmv(int n, const double *x, double *y) {\n}\nint main() { double x[2], y[2]; spmv(2, x, y); }\n",
+     "empty body"),
+    ("int main() {}\n", "empty body"),
+])
+def test_a_full_main_is_not_called_an_empty_body(code, says):
+    """Evidence says what is missing: a file whose only function is a working `main` has no kernel function."""
+    reason = incomplete_reason(code, "cpp")
+    assert reason and reason.startswith("incomplete") and says in reason, reason

@@ -130,6 +130,8 @@ def _cpp(code: str) -> str | None:
         names = [p[0].lstrip("*&") for p in protos if p]
         if names:
             return f"incomplete: signature only (`{names[0]}` is declared, never defined)"
+        if bodies and all(_c_name(n) == "main" for n in defs):
+            return "incomplete: only a main program, no kernel function"
         if defs:
             return "incomplete: the function has an empty body"
         return "incomplete: declarations only, no function definition"
