@@ -351,6 +351,9 @@ def _offload_plant(catalog, kernel: str, old: str, new: str) -> tuple:
 ])
 def test_offload_access_past_the_end_is_found_by_the_shared_memory_run(catalog, evaluator, kernel, old, new, evidence):
     spec, model, code = _offload_plant(catalog, kernel, old, new)
+    # the square GEMV case makes the device copy's slack visible in the numbers (validation fails first there,
+    # rightly): the sizes without it show the second run finding what the device run hides
+    spec = spec.model_copy(update={"structures": [s for s in spec.structures if s.name != "square"]})
     e = evaluator.evaluate(code, spec, model)
     assert e.verdict == Verdict.wrong_result, e.evidence
     assert e.evidence.startswith("memory check: shared-memory run") and evidence in e.evidence, e.evidence
