@@ -9,7 +9,8 @@ lock when a process dies, so a killed worker never leaves it held.
 
 The file is `$HPCEVAL_TIMING_LOCK` when set, else `hpceval-timing-<uid>.lock` in the system's temporary folder,
 which is node-local on clusters (a lock file on a shared home would serialise every node of the cluster, and
-`flock` over NFS is unreliable). `HPCEVAL_TIMING_LOCK=process` keeps the old per-process lock: for a user who
+`flock` over NFS is unreliable). Generated code cannot take or hold it: the sandbox mounts a private tmpfs over
+the temporary folders and runs as another uid, and the file is created with mode 0600. `HPCEVAL_TIMING_LOCK=process` keeps the old per-process lock: for a user who
 gives each worker process its own cores and accepts that timed runs of other processes may overlap. Builds and
 validation runs never take it: only timed runs (and the preparation of their inputs) do.
 """
