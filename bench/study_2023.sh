@@ -83,7 +83,7 @@ for llm, dirs in zip(("copilot", "llama2"), sys.argv[2:4], strict=True):
     frame.to_csv(f"{sys.argv[1]}/{llm}-2023/evaluations.csv", index=False)
 PY
 mkdir -p "$RESULTS/study-2023/reference" && cp "$RUNS/reference/evaluations.csv" "$RESULTS/study-2023/reference/evaluations.csv"
-# the manual-check sample is drawn from the suggestions executed on this (CPU) machine
-python3 bench/study_sample.py "$RESULTS/copilot-2023" "$RESULTS/llama2-2023" --n 20 --seed 2023 \
-  --only-runs "$RUNS/copilot" "$RUNS/llama2" \
+# the manual-check draw (results/study-2023/README.md): 30 of the graded suggestions, CPU and GPU rows alike (without
+# GPU_DIR the GPU rows are infra_error and never drawn)
+python3 bench/study_sample.py "$RESULTS/copilot-2023" "$RESULTS/llama2-2023" --n 30 --seed 2023 \
   > "$RESULTS/study-2023/manual_checks_sample.md"
