@@ -99,7 +99,7 @@ def _value_from_construct(text: str, write: Write, loops: list[tuple[int, int]],
         return False
     start = max(lo for lo, _ in enclosing)
     for name in _rhs_scalars(write.text, fortran):
-        sets = [w for w in _scalar_writes(text, (start, write.pos), name, fortran, locals_) if w.work]
+        sets = [w for w in _writes(text, (start, write.pos), name, fortran, locals_, scalar=True) if w.work]
         depth = {w.pos: sum(lo <= w.pos < hi for lo, hi in loops) for w in sets}
         inner = [w for w in sets if depth[w.pos] > len(enclosing)]
         if not inner:
@@ -117,20 +117,6 @@ def _rhs_scalars(statement: str, fortran: bool) -> set[str]:
         return set()
     rhs = statement[op.end():].split("!")[0] if fortran else statement[op.end():]
     return {m.group(1) for m in re.finditer(r"(?<![\w.>%])([A-Za-z_]\w*)\b(?!\s*[\[(.])(?!\s*->)", rhs)}
-
-
-def _scalar_writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str]) -> list[Write]:
-    """Assignments to the scalar `name` inside the span, each marked work or not (a literal reset is not)."""
-    if fortran:
-        return [w for w in _writes(text, span, name, fortran, locals_) if "(" not in w.text.partition("=")[0]]
-    out = []
-    body = text[span[0]:span[1]]
-    for m in re.finditer(rf"(?<![\w.>:\]])\b{re.escape(name)}\s*(\+\+|--|[-+*/%&|^]=|=(?!=))", body):
-        stop = body.find(";", m.end())
-        rhs = body[m.end():stop if stop >= 0 else len(body)].strip()
-        work = m.group(1) != "=" or _is_work(rhs, locals_)
-        out.append(Write(name, span[0] + m.start(), work, body[m.start():stop if stop >= 0 else None]))
-    return out
 
 
 def _covered(pos: int, found: list[Directive], kind: str) -> tuple[bool, str]:
@@ -216,8 +202,10 @@ def _local_arrays(body: str, fortran: bool) -> set[str]:
     return names
 
 
-def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str]) -> list[Write]:
-    """Element (or, in Fortran, whole-array) assignments to `name` inside the span, each marked work or not."""
+def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str],
+            scalar: bool = False) -> list[Write]:
+    """Element (or, in Fortran, whole-array) assignments to `name` inside the span, each marked work or not; with
+    `scalar`, assignments to the plain name instead (`sum += ...`; a literal reset is not work)."""
     out = []
     body = text[span[0]:span[1]]
     if fortran:
@@ -228,14 +216,15 @@ def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_:
             if if_head:
                 stmt = stmt[_balanced(stmt, if_head.end() - 1):].lstrip()
             m = re.match(rf"{re.escape(name)}\s*(\(.*?\))?\s*=(?!=)(.*)", stmt)
-            if m and not line.lstrip().startswith("!"):
+            if m and not line.lstrip().startswith("!") and not (scalar and m.group(1)):
                 rhs = m.group(2).split("!")[0].strip()
                 work = bool(re.search(rf"\b{re.escape(name)}\b", rhs)) or _is_work(rhs, locals_)
                 out.append(Write(name, pos + len(line) - len(line.lstrip()), work, stmt))
             pos += len(line)
         return out
-    for m in re.finditer(rf"(?<![\w.>:])\b{re.escape(name)}\s*\[", body):
-        end = m.end() - 1
+    head = rf"(?<![\w.>:\]])\b{re.escape(name)}(?=\s*[-+*/%&|^=])" if scalar else rf"(?<![\w.>:])\b{re.escape(name)}\s*\["
+    for m in re.finditer(head, body):
+        end = m.end() if scalar else m.end() - 1
         while end < len(body) and body[end] == "[":
             end = _balanced(body, end, "[", "]")
             while end < len(body) and body[end] in " \t":
