@@ -20,6 +20,7 @@ import ast
 import re
 from functools import cache
 
+from hpceval.analysis.source import python_imports
 from hpceval.contracts import Verdict
 from hpceval.spec import ProgrammingModel
 
@@ -39,11 +40,7 @@ def model_libraries(model_id: str, aliases: tuple[str, ...]) -> frozenset[str]:
             tree = ast.parse(path.read_text())
         except (OSError, SyntaxError):
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names |= {a.name.split(".")[0] for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.add(node.module.split(".")[0])
+        names |= {dotted.split(".")[0] for dotted in python_imports(tree).values()}  # (no relative imports there)
     return frozenset(names)
 
 
