@@ -414,11 +414,9 @@ def _param_type(mod: _Module, fn: ast.FunctionDef, name: str, depth: int = 0) ->
                         device = device or (inner.kind, f"handed to {helper.name}, where it is {inner.why}")
                     elif inner.why.startswith(("copied", "receives")):
                         host = host or f"handed to {helper.name}, where it is {inner.why}"
-            if _is(node.func, name) is False and isinstance(node.func, ast.Attribute) and \
-                    _is(node.func.value, name) and node.func.attr in ("dot",):
-                matmul = True
-            if _sparse_class_product(node, name):
-                matmul = True
+            if (_is(node.func, name) is False and isinstance(node.func, ast.Attribute) and
+                    _is(node.func.value, name) and node.func.attr in ("dot",)) or _sparse_class_product(node, name):
+                matmul = True  # A.dot(x), or the class's product with A first (csr_matrix.dot(A, x))
         elif isinstance(node, ast.Attribute) and _is(node.value, name) and isinstance(node.value, ast.Name):
             attrs.append(node.attr)
             lib = ATTRIBUTES.get(node.attr)
