@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from hpceval import timing_lock
+from hpceval.contracts import Verdict
 from hpceval.timing_lock import TimingLock
 
 
@@ -96,3 +97,17 @@ def test_the_timing_check_holds_the_node_lock():
     from hpceval.checks import timing
 
     assert isinstance(timing.TIMING_LOCK, TimingLock)
+
+
+def test_generated_code_cannot_see_the_lock_file(catalog, evaluator, monkeypatch):
+    """A suggestion that found the node's lock file could hold it and stall every other job's timing: the sandbox's
+    private temporary folder hides it. The suggestion below is right only where it cannot see the file."""
+    monkeypatch.delenv("HPCEVAL_TIMING_LOCK", raising=False)
+    with TimingLock():  # the harness's lock file exists from now on
+        pass
+    path = timing_lock.lock_path()
+    assert path is not None and path.exists()
+    code = (f"import os\nimport numpy as np\n\nSEEN = os.path.exists({str(path)!r})\n\n\n"
+            "def saxpy(n, a, x, y):\n    y[:] = np.float32(a) * x + y + (1.0 if SEEN else 0.0)\n")
+    e = evaluator.evaluate(code, catalog.kernels["axpy"], catalog.models["python-numpy"])
+    assert e.verdict == Verdict.correct, e.evidence
