@@ -322,6 +322,10 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         if missing:
             reasons.append(f"no parameter for {', '.join(missing)}")
             return
+        held = [r.name for r in assign.values() if r is not None]
+        if m.implied and len(held) != len(set(held)):  # records' fields could carry that size: they must
+            reasons.append(f"{', '.join(m.implied)} left to the arrays while records' fields repeat other sizes")
+            return
         if result_like and m.returned is None:  # y const, the result returned: the separate output (z = a*x + y)
             for pos, r in assign.items():
                 if r is not None and r.is_output and not r.extra and params[pos].intent == "in" \
@@ -380,7 +384,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         for r, sc in options[i]:
             if r is not None:
                 cov = set(r.covers)
-                if cov & used:
+                if cov & used and not _shared_size(r, i, assign, params, fn):
                     continue
                 assign[i] = r
                 search(i + 1, assign, used | cov, base + sc)
@@ -404,6 +408,18 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
             if r is not None and r.kind == "index" and r.is_array and r.name not in offsets]
     best.base = index_base_variant(fn.text, cols[0] if cols else None, kr, lang)
     return best
+
+
+def _shared_size(r: Role, i: int, assign: dict[int, Role | None], params: list[SParam], fn: SFunction) -> bool:
+    """Whether parameter i may take size role r that others took already: a field of a record parameter that the
+    body never reads (`unew.nx_` where the sweep reads only `u.nx()`), carried only so that the record can be built,
+    beside the fields of other record parameters; never a plain parameter, never a field the kernel reads (three
+    Matrix objects of a GEMM have three shapes: their fields' roles come from the body's evidence, one each)."""
+    owner = params[i].record_field
+    if not r.size or owner is None or params[i].name in fn.facts.idents:
+        return False
+    holders = [params[j].record_field for j, x in assign.items() if x is not None and x.name == r.name]
+    return all(h is not None and h != owner for h in holders)
 
 
 def _near_ties(best: Mapping, pool: list[Mapping]) -> list[Mapping]:

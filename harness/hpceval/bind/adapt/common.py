@@ -26,6 +26,8 @@ class Field:
     decl: str
     settable: bool = True  # a public data member (C++), a component (Fortran)
     container: bool = False  # holds its elements by value (std::vector): an output field is copied back
+    accessors: list[str] = field(default_factory=list)  # member functions that return it (`ptr()` for `ptr_`)
+    derived: bool = False  # set by the constructor from its other arguments (`n_(ptr.size() - 1)`): no argument
 
 
 @dataclass
@@ -69,7 +71,7 @@ class RecordLanguage(Protocol):
 
     def record_of(self, p: SParam, records: dict[str, Record]) -> Record | None: ...
 
-    def member(self, param: str, name: str) -> re.Pattern[str]: ...
+    def member(self, param: str, f: Field) -> re.Pattern[str]: ...
 
     def flat_source(self, fn: SFunction, groups: list[Group], rewrite) -> str: ...
 
@@ -89,7 +91,7 @@ def flatten(fn: SFunction, code: str, rl: RecordLanguage) -> Flat | None:
     bare = fn.text  # the names the function uses other than through its records: a field may not take one
     for g in groups:
         for f in g.record.fields:
-            bare = rl.member(g.param.name, f.name).sub(" ", bare)
+            bare = rl.member(g.param.name, f).sub(" ", bare)
     taken = set(re.findall(r"\w+", bare.lower() if rl.lang == "fortran" else bare))
     for g in groups:
         for f in g.record.fields:
@@ -102,14 +104,17 @@ def flatten(fn: SFunction, code: str, rl: RecordLanguage) -> Flat | None:
 
     def rewrite(text: str) -> str:
         for g in groups:
-            for f, name in g.flat.items():
-                text = rl.member(g.param.name, f).sub(name, text)
+            for f in g.record.fields:
+                text = rl.member(g.param.name, f).sub(g.flat[f.name], text)
         return text
 
     flat = rl.parse_flat(code, rl.flat_source(fn, groups, rewrite), fn.name)
     if flat is None:
         return None
     flat.container, flat.index, flat.kind = fn.container, fn.index, fn.kind
+    owner = {n: g.param.name for g in groups for n in g.flat.values()}
+    for p in flat.params:
+        p.record_field = owner.get(p.name)
     return Flat(flat, fn, groups)
 
 
@@ -131,6 +136,8 @@ def collapse(glue, flat: Flat, assign: dict, rl: RecordLanguage) -> None:
         args.append(rl.build(glue, g, fields, outputs, p.container == "pointer"))
         mapped = [f"{f}->{r.name}" for f, n in g.flat.items() if (r := assign.get(flat_pos.get(n))) is not None]
         glue.notes.append(f"{p.name}: a {g.record.name} built from its fields ({', '.join(mapped)})")
+    if glue.call:  # a call statement made for the flat function (one that returns its output) takes the records too
+        glue.call = glue.call.replace(f"({', '.join(glue.args)})", f"({', '.join(args)})", 1)
     glue.args = args
 
 

@@ -1,9 +1,11 @@
 """C++ type adapters: the suggestion's structs and classes, context parameters, std::vector outputs.
 
 * records: `struct CSR {int n; int *row_ptr; ...}`, `typedef struct {...} csr_t`, a `class Matrix` with public
-  fields or a constructor that sets them (`Matrix(int r, int c, const double *d) : rows(r), cols(c), data(d)`),
-  taken by value, by reference or by pointer; built by the constructor where one sets every field it takes,
-  else value-initialised and assigned field by field;
+  fields or a constructor that sets them (`Matrix(int r, int c, const double *d) : rows(r), cols(c), data(d)`,
+  `ptr_(std::move(ptr))`, a member derived from the arguments as `n_(ptr.size() - 1)`), taken by value, by
+  reference or by pointer; built by the constructor where one sets every field it takes, else value-initialised
+  and assigned field by field. A private member is read through its accessor (`A.ptr()` for a member function
+  `ptr()` that returns `ptr_`): for the mapping the call is the member, and an output member goes back through it;
 * context parameters: a `sycl::queue` (created once by the driver, on the default device), a CUDA/HIP stream
   (the default stream);
 * a separate std::vector output (ParEval's `std::vector<double> &z`): the function gets a vector, not a pointer,
@@ -176,8 +178,9 @@ class CppRecords:
             return None  # private fields and no constructor that sets them: the driver cannot build it
         return rec
 
-    def member(self, param: str, name: str) -> re.Pattern[str]:
-        return re.compile(rf"(?<![\w.>]){re.escape(param)}\s*(?:\.|->)\s*{re.escape(name)}\b")
+    def member(self, param: str, f: Field) -> re.Pattern[str]:
+        names = "|".join([rf"{re.escape(f.name)}\b(?!\s*\()", *(rf"{re.escape(a)}\s*\(\s*\)" for a in f.accessors)])
+        return re.compile(rf"(?<![\w.>]){re.escape(param)}\s*(?:\.|->)\s*(?:{names})")
 
     def flat_source(self, fn: SFunction, groups: list[Group], rewrite) -> str:
         text = fn.text
@@ -212,13 +215,15 @@ class CppRecords:
             glue.setup.extend(f"{var}.{f} = {a};" for f, a in args.items())
         for f in rec.fields:  # a field holding its elements (a std::vector) goes back to the output it carries
             if f.name in outputs and f.container:
-                glue.teardown.insert(0, f"hpceval_assign({args[f.name]}, {var}.{f.name});")
+                member = f.name if f.settable or not f.accessors else f"{f.accessors[0]}()"  # private: its accessor
+                glue.teardown.insert(0, f"hpceval_assign({args[f.name]}, {var}.{member});")
         return f"&{var}" if pointer else var
 
 
 def _record(node: ts.Node, name: str, public: bool) -> Record:
     fields: list[Field] = []
-    inits: dict[str, list[str]] = {}  # constructor parameter lists -> the fields they set, per constructor
+    inits: dict[str, tuple[list[str], set[str]]] = {}  # per constructor: the fields its parameters set, and derived
+    getters: dict[str, list[str]] = {}  # member -> the accessors that return it
     body = node.child_by_field_name("body")
     for c in body.named_children:
         if c.type == "access_specifier":
@@ -238,30 +243,65 @@ def _record(node: ts.Node, name: str, public: bool) -> Record:
                                         bool(re.search(r"\b(vector|valarray)\s*<", type_text)) and "*" not in decl))
         elif c.type == "function_definition" and _declared_name(c.child_by_field_name("declarator")) == name:
             inits[text_of(c)] = _ctor_fields(c)
+        elif c.type == "function_definition" and (got := _accessor(c)) is not None:
+            getters.setdefault(got[1], []).append(got[0])
     names = {f.name for f in fields}
-    ctor = next((fs for fs in inits.values() if fs and all(f in names for f in fs) and len(set(fs)) == len(fs)), None)
-    if ctor is not None and not all(f.settable for f in fields if f.name not in ctor):
-        ctor = None
+    for f in fields:
+        f.accessors = list(dict.fromkeys(getters.get(f.name, [])))
+    ctor, derived = next(((fs, ds) for fs, ds in inits.values()
+                          if fs and all(f in names for f in fs) and len(set(fs)) == len(fs)), (None, set()))
+    if ctor is not None and not all(f.settable or f.name in derived for f in fields if f.name not in ctor):
+        ctor, derived = None, set()
+    for f in fields:
+        f.derived = f.name in derived
     return Record(name, fields, ctor)
 
 
-def _ctor_fields(fn: ts.Node) -> list[str]:
-    """The fields a constructor sets, in its parameters' order (`: rows(r)` or `rows = r;` / `this->rows = r;`);
-    empty where some parameter sets no field."""
+def _accessor(fn: ts.Node) -> tuple[str, str] | None:
+    """(accessor, member) for a member function without parameters whose body only returns a member
+    (`const std::vector<int>& ptr() const { return ptr_; }`, `return this->n;`), else None."""
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_children else None)
+    if d is None:
+        return None
+    plist = d.child_by_field_name("parameters")
+    if plist is None or any(p.type != "comment" and text_of(p).strip() != "void" for p in plist.named_children):
+        return None
+    m = re.fullmatch(r"\{\s*return\s+(?:this\s*->\s*|\(\s*\*this\s*\)\s*\.\s*)?(\w+)\s*;\s*\}",
+                     text_of(fn.child_by_field_name("body")))
+    name = _declared_name(d)
+    return (name, m.group(1)) if m and name else None
+
+
+# an initialiser that hands one argument on: `(p)`, `{p}`, `(std::move(p))`, `(std::forward<T>(p))`
+_PASSED_ON = re.compile(r"^[({]\s*(?:std\s*::\s*(?:move|forward\s*<[^>]*>)\s*\(\s*(\w+)\s*\)|(\w+))\s*[)}]$")
+
+
+def _ctor_fields(fn: ts.Node) -> tuple[list[str], set[str]]:
+    """The fields a constructor sets, in its parameters' order (`: rows(r)`, `ptr_(std::move(ptr))` or `rows = r;`
+    / `this->rows = r;`), empty where some parameter sets no field; and the fields it derives from its parameters
+    (`n_(ptr.size() - 1)`: set by the constructor, given no argument of their own)."""
     decl = fn.child_by_field_name("declarator")
     plist = decl.child_by_field_name("parameters") if decl is not None else None
     params = [_declared_name(p.child_by_field_name("declarator")) for p in (plist.named_children if plist else [])]
     sets: dict[str, str] = {}
+    derived: set[str] = set()
     for n in walk(fn):
-        if n.type == "field_initializer":
-            target = text_of(n.named_children[0]) if n.named_children else ""
-            args = re.findall(r"\w+", text_of(n.named_children[-1])) if len(n.named_children) > 1 else []
-            if len(args) == 1:
-                sets[args[0]] = target
+        if n.type == "field_initializer" and len(n.named_children) > 1:
+            target, arg = text_of(n.named_children[0]), text_of(n.named_children[-1]).strip()
+            m = _PASSED_ON.match(arg)
+            src = (m.group(1) or m.group(2)) if m else None
+            if src in params:
+                sets.setdefault(src, target)
+            elif set(re.findall(r"\w+", arg)) & set(params):
+                derived.add(target)
     body = text_of(fn.child_by_field_name("body"))
     for target, src in re.findall(r"(?:this\s*->\s*)?(\w+)\s*=\s*(\w+)\s*;", body):
         sets.setdefault(src, target)
-    return [sets[p] for p in params if p in sets] if all(p in sets for p in params) else []
+    if not all(p in sets for p in params):
+        return [], set()
+    return [sets[p] for p in params], derived - set(sets.values())
 
 
 def _declared_name(d: ts.Node | None) -> str:

@@ -35,8 +35,8 @@ class FortranRecords:
         t = re.match(r"\s*type\s*\(\s*(\w+)\s*\)", p.type_text, re.IGNORECASE)
         return records.get(t.group(1).lower()) if t and not p.dims else None
 
-    def member(self, param: str, name: str) -> re.Pattern[str]:
-        return re.compile(rf"\b{re.escape(param)}\s*%\s*{re.escape(name)}\b", re.IGNORECASE)
+    def member(self, param: str, f: Field) -> re.Pattern[str]:
+        return re.compile(rf"\b{re.escape(param)}\s*%\s*{re.escape(f.name)}\b", re.IGNORECASE)
 
     def flat_source(self, fn: SFunction, groups: list[Group], rewrite) -> str:
         text = fn.text

@@ -81,6 +81,9 @@ class SParam:
     # spells types this way: the macro shield pops the suggestion's macros before it, and a namespace's typedef is
     # not in its scope (bind.glue.cpp)
     type_resolved: str = ""
+    # a field of a record parameter, flattened (bind.adapt.common): the record parameter's name. Two records of one
+    # type (a Grid u and a Grid unew) each carry the grid's sizes: a size role may be taken by a field of each
+    record_field: str | None = None
 
     @property
     def spelled(self) -> str:
