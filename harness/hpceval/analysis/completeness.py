@@ -258,6 +258,9 @@ def _fortran(code: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------------- Python
+_CAN_DEFINE = re.compile(r"\b(?:def|lambda)\b")  # what could make a function, read without a parse
+
+
 def _python(code: str) -> str | None:
     if not strip_comments(code, "python").strip():
         return "incomplete: comments only"
@@ -270,6 +273,10 @@ def _python(code: str) -> str | None:
         # unclosed bracket or string); an error with lines after it (`def f(x)` missing its colon) is a syntax error
         if (exc.lineno or 0) >= last or "eof" in msg or "never closed" in msg:
             return f"incomplete: cut off ({exc.msg} at line {exc.lineno})"
+        if not _CAN_DEFINE.search(strip_comments(code, "python")):  # no kernel whatever the parser says (the
+            # precedence: incomplete before build_error); `def` even inside a string leaves it to the import
+            return f"incomplete: no function definition, only top-level statements (and a syntax error: {exc.msg} " \
+                   f"at line {exc.lineno})"
         return None  # a syntax error mid-file in complete code: the run says so
     funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     if not funcs:
