@@ -25,7 +25,11 @@ def validates(job: Job) -> Evaluation | None:
     job.run_s = result.seconds
     failure = job.run_failure(result, len(job.cases), "validation")
     if failure:
-        return _crashed_in(job, result.stdout, failure)
+        failure = _crashed_in(job, result.stdout, failure)
+        spared = _compiler_fault(job, result.stdout, failure)
+        if spared is None:
+            return failure
+        job.note(spared)
     bad, job.worst, structures = first_bad_case(job)
     if bad:
         verdict, case, detail, error = bad
@@ -50,6 +54,41 @@ def _crashed_in(job: Job, stdout: str, failure: Evaluation) -> Evaluation:
         return failure
     case = job.cases[done]
     return failure.model_copy(update={"evidence": f"{where(case)}: {failure.evidence}", "failed_size": case.label})
+
+
+def _compiler_fault(job: Job, stdout: str, failure: Evaluation) -> str | None:
+    """Why a crash of the compiled code on structural cases is the compiler's, not the suggestion's; None where it
+    is the suggestion's. The toolchain must be able to run the code without compiling it (Toolchain.interpreted_env):
+    the interpreted run must be right on every case, then the compiled code is validated again without the cases it
+    crashed in, and every one of those must be a structural edge case (a crash on a plain size of the kernel stays
+    the suggestion's failure: its ordinary domain must work as compiled). job.cases is left as validated last."""
+    env = job.toolchain.interpreted_env(job.model, job.code)
+    if env is None or failure.verdict != Verdict.runtime_error:
+        return None
+    cases, argv = list(job.cases), job.toolchain.run_argv(job.model)
+    crashed = [cases[stdout.count("hpceval case ")]]
+    if crashed[0].structure is None:
+        return None
+    interpreted = job.exec(argv, env={**job.env, **env})
+    if job.run_failure(interpreted, len(cases), "validation") is not None or first_bad_case(job)[0] is not None:
+        return None
+    why = failure.evidence.strip().splitlines()[-1][:200]
+    while True:
+        job.cases = [c for c in cases if all(c is not x for x in crashed)]
+        write_cases(job.workdir, job.spec, job.lang, job.cases)
+        rerun = job.exec(argv)
+        job.run_s = (job.run_s or 0.0) + rerun.seconds
+        again = job.run_failure(rerun, len(job.cases), "validation")
+        if again is None:
+            break
+        done = rerun.stdout.count("hpceval case ")
+        if again.verdict != Verdict.runtime_error or done >= len(job.cases) or job.cases[done].structure is None:
+            job.cases = cases
+            return None
+        crashed.append(job.cases[done])
+    named = "; ".join(where(c) for c in crashed)
+    return (f"{named}: the compiled code crashed ({why}); run without compiling ({' '.join(f'{k}={v}' for k, v in env.items())}) "
+            f"the same code is right on every case: the compiler's fault, not the suggestion's (not counted)")
 
 
 def job_cases(job: Job) -> list[Case]:

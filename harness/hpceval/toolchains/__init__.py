@@ -128,6 +128,12 @@ class Toolchain(ABC):
         `job_adjustments`."""
         return self.hooks(model)
 
+    def interpreted_env(self, model: ProgrammingModel, code: str) -> dict[str, str] | None:
+        """Environment that runs the same suggestion without compiling it (Numba: NUMBA_DISABLE_JIT=1), or None.
+        A validation run that crashes is run so too: where the interpreted code is right on every case, the crash
+        was the compiler's, not the suggestion's (checks/outputs.py)."""
+        return None
+
     def job_adjustments(self, spec, model: ProgrammingModel, code: str) -> JobAdjust | None:
         """Per-suggestion changes to sizes, environment, limits and timing (numba.cuda under the simulator, GPU
         jobs' sandbox needs). Called once before the build."""

@@ -85,6 +85,12 @@ class Python(ThreadCheck, Toolchain):
         return {**super().env(model), "NUMBA_CACHE_DIR": "/tmp/numba", "PYTHONDONTWRITEBYTECODE": "1",
                 "MPLBACKEND": "Agg"}
 
+    def interpreted_env(self, model: ProgrammingModel, code: str) -> dict[str, str] | None:
+        """Numba CPU code runs as plain Python with the JIT disabled (numba.cuda code has its simulator instead)."""
+        if model.id != "python-numba" or uses_numba_cuda(code):
+            return None
+        return {"NUMBA_DISABLE_JIT": "1"}
+
     # ------------------------------------------------------------------ numba.cuda
 
     def _gpu(self):
