@@ -62,6 +62,25 @@ def jacobi(u, unew):
                 unew[i, j, k] = (u[i-1, j, k] + u[i+1, j, k] + u[i, j-1, k] + u[i, j+1, k] +
                                  u[i, j, k-1] + u[i, j, k+1]) / 6.0
 """, V.correct),
+    ("numba-typing-error-on-every-size", "spmv", "python-numba", """
+from dataclasses import dataclass
+import numpy as np
+from numba import njit, prange
+
+@dataclass
+class CSR:
+    row_ptr: np.ndarray
+    col_idx: np.ndarray
+    values: np.ndarray
+
+@njit(parallel=True)
+def spmv(A: CSR, x, y):
+    for i in prange(len(A.row_ptr) - 1):
+        s = 0.0
+        for k in range(A.row_ptr[i], A.row_ptr[i + 1]):
+            s += A.values[k] * x[A.col_idx[k]]
+        y[i] = s
+""", V.runtime_error),
     ("numpy-slicing-jacobi", "jacobi", "python-numpy", SLICES.replace("import numba\n\n@numba.njit(parallel=True)\n", "import numpy as np\n\n"),
      V.correct),
 ]

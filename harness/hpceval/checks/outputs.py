@@ -33,9 +33,19 @@ def validates(job: Job) -> Evaluation | None:
     bad, job.worst, structures = first_bad_case(job)
     if bad:
         verdict, case, detail, error = bad
-        return job.verdict(verdict, f"{where(case)}: {detail}{structures_note(case, structures)}",
+        said = driver_said(result.stderr)
+        return job.verdict(verdict, f"{where(case)}: {detail}{structures_note(case, structures)}{said}",
                            max_rel_error=error, failed_size=case.label)
     return None
+
+
+def driver_said(stderr: str | None) -> str:
+    """What the driver reported about the outputs it read back (a resized vector, a returned array of another size),
+    for the evidence: the first such line, else ""."""
+    for line in (stderr or "").splitlines():
+        if line.startswith("hpceval driver: ") and " elements" in line:
+            return f" ({line.removeprefix('hpceval driver: ').strip()})"
+    return ""
 
 
 def where(case: Case) -> str:
@@ -67,7 +77,7 @@ def _compiler_fault(job: Job, stdout: str, failure: Evaluation) -> str | None:
         return None
     cases, argv = list(job.cases), job.toolchain.run_argv(job.model)
     crashed = [cases[stdout.count("hpceval case ")]]
-    if crashed[0].structure is None:
+    if not crashed[0].structure:  # a plain size of the kernel
         return None
     interpreted = job.exec(argv, env={**job.env, **env})
     if job.run_failure(interpreted, len(cases), "validation") is not None or first_bad_case(job)[0] is not None:
@@ -82,7 +92,7 @@ def _compiler_fault(job: Job, stdout: str, failure: Evaluation) -> str | None:
         if again is None:
             break
         done = rerun.stdout.count("hpceval case ")
-        if again.verdict != Verdict.runtime_error or done >= len(job.cases) or job.cases[done].structure is None:
+        if again.verdict != Verdict.runtime_error or done >= len(job.cases) or not job.cases[done].structure:
             job.cases = cases
             return None
         crashed.append(job.cases[done])

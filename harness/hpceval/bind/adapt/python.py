@@ -158,9 +158,12 @@ class ParamType:
 
     def role(self, kr: KernelRoles, name: str) -> Role | None:
         """The role a record parameter takes: the canonical parameters its fields carry (each field named like one
-        of them, at least two arrays, inputs only), or None when it is no record of this kernel's arrays."""
+        of them, at least two arrays, inputs only), or None when it is no record of this kernel's arrays. A class
+        of the suggestion's own may instead hold one array and its sizes (`Matrix(rows, cols, data)`): sizes named
+        like the kernel's, one further field of any name, which carries the one input array of exactly that shape."""
         fields = list(SCIPY_FIELDS) if self.sparse else self.fields if self.record else []
         carried: list[tuple[str, str]] = []
+        unnamed: list[str] = []
         for f in fields:
             named = [r for r in kr.canonical if f in r.names]
             if len(named) > 1:
@@ -168,10 +171,20 @@ class ParamType:
             if len(named) != 1:
                 if f in SIZE_FIELDS and self.kind != "record":  # a size the driver need not hand over
                     continue
+                if self.kind == "record":
+                    unnamed.append(f)
+                    continue
                 return None
             carried.append((f, named[0].name))
+        arrays = 2
+        if unnamed:
+            held = _array_of_sizes(kr, carried, unnamed)
+            if held is None:
+                return None
+            carried.append(held)
+            arrays = 1
         roles = [kr.role(c) for _f, c in carried]
-        if len({c for _f, c in carried}) != len(carried) or sum(r.is_array for r in roles) < 2 or any(
+        if len({c for _f, c in carried}) != len(carried) or sum(r.is_array for r in roles) < arrays or any(
                 r.is_output for r in roles):
             return None
         return Role(name=f"{name}{{{', '.join(c for _f, c in carried)}}}", kind="record", intent="in",
@@ -189,6 +202,16 @@ class ParamType:
     @property
     def record(self) -> bool:
         return self.kind in ("scipy_csr", "record", "namespace", "dict", "tuple")
+
+
+def _array_of_sizes(kr: KernelRoles, carried: list[tuple[str, str]], unnamed: list[str]) -> tuple[str, str] | None:
+    """(field, array) for a record whose named fields are only sizes and whose one other field holds the input
+    array of exactly those sizes; None where the record is not that, or where no single array has that shape."""
+    sizes = {c for _f, c in carried}
+    if len(unnamed) != 1 or not sizes or any(kr.role(c).is_array for c in sizes):
+        return None
+    shaped = [r for r in kr.canonical if r.is_array and set(r.shape) == sizes]  # outputs too: AXPY's x or y?
+    return (unnamed[0], shaped[0].name) if len(shaped) == 1 and not shaped[0].is_output else None
 
 
 # The product called through a sparse matrix class, the matrix its first argument: `scipy.sparse.csr_matrix.dot(A,
@@ -282,7 +305,8 @@ class _Module:
                         self.triton.add(node.name)
             elif isinstance(node, ast.ClassDef):
                 self.classes[node.name] = [s.target.id for s in node.body
-                                           if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+                                           if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)] \
+                    or _init_parameters(node)
             elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self._assigned(node.targets[0].id, node.value)
 
@@ -322,6 +346,14 @@ class _Module:
         if lib == "get":
             return "gpuarray" if "pycuda" in imported and "cupy" not in imported else "cupy"
         return lib
+
+
+def _init_parameters(cls: ast.ClassDef) -> list[str]:
+    """A plain class's fields as its `__init__` takes them (keyword-callable, no *args/**kwargs), else []."""
+    init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None or init.args.vararg or init.args.kwarg or init.args.posonlyargs:
+        return []
+    return [a.arg for a in init.args.args[1:]] + [a.arg for a in init.args.kwonlyargs]
 
 
 def _root(node: ast.AST) -> str | None:
