@@ -76,9 +76,10 @@ def _compiler_fault(job: Job, stdout: str, failure: Evaluation) -> str | None:
     if env is None or failure.verdict != Verdict.runtime_error:
         return None
     cases, argv = list(job.cases), job.toolchain.run_argv(job.model)
-    crashed = [cases[stdout.count("hpceval case ")]]
-    if not crashed[0].structure:  # a plain size of the kernel
+    done = stdout.count("hpceval case ")
+    if done >= len(cases) or not cases[done].structure:  # after the last case, or on a plain size of the kernel
         return None
+    crashed = [cases[done]]
     interpreted = job.exec(argv, env={**job.env, **env})
     if job.run_failure(interpreted, len(cases), "validation") is not None or first_bad_case(job)[0] is not None:
         return None
