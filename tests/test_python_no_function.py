@@ -93,11 +93,5 @@ def test_def_inside_a_string_keeps_the_import_verdict():
     ("script-no-function", NO_FUNCTION[0][1], Verdict.incomplete),
     ("function-missing-colon", HAS_FUNCTION[0][1], Verdict.build_error),
 ])
-def test_end_to_end(name, code, verdict, catalog, evaluator):
-    from hpceval.bind.signature import infer_binding
-
-    m = catalog.models["python-numpy"]
-    spec = catalog.kernels["gemv"]
-    binding = infer_binding(code, spec, catalog.languages[m.language], m)
-    e = evaluator.evaluate(code, spec, m, binding=binding)
-    assert e.verdict == verdict, e.evidence
+def test_end_to_end(name, code, verdict, paper_verdict):
+    paper_verdict(code, "gemv", "python-numpy", verdict)

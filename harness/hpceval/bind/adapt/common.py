@@ -27,7 +27,6 @@ class Field:
     settable: bool = True  # a public data member (C++), a component (Fortran)
     container: bool = False  # holds its elements by value (std::vector): an output field is copied back
     accessors: list[str] = field(default_factory=list)  # member functions that return it (`ptr()` for `ptr_`)
-    derived: bool = False  # set by the constructor from its other arguments (`n_(ptr.size() - 1)`): no argument
 
 
 @dataclass

@@ -251,9 +251,7 @@ def _record(node: ts.Node, name: str, public: bool) -> Record:
     ctor, derived = next(((fs, ds) for fs, ds in inits.values()
                           if fs and all(f in names for f in fs) and len(set(fs)) == len(fs)), (None, set()))
     if ctor is not None and not all(f.settable or f.name in derived for f in fields if f.name not in ctor):
-        ctor, derived = None, set()
-    for f in fields:
-        f.derived = f.name in derived
+        ctor = None
     return Record(name, fields, ctor)
 
 
