@@ -30,56 +30,40 @@ def jacobi(u, unew):
                               u[1:-1, 2:, 1:-1] + u[1:-1, 1:-1, :-2] + u[1:-1, 1:-1, 2:]) / 6.0
 """
 
+LOOPS = """
+import numba
+
+@numba.njit(parallel=True)
+def jacobi(u, unew):
+    nx, ny, nz = u.shape
+    for i in numba.prange(1, nx - 1):
+        for j in range(1, ny - 1):
+            for k in range(1, nz - 1):
+                unew[i, j, k] = (u[i-1, j, k] + u[i+1, j, k] + u[i, j-1, k] + u[i, j+1, k] +
+                                 u[i, j, k-1] + u[i, j, k+1]) / 6.0
+"""
+SHAPE = "    nx, ny, nz = u.shape\n"
+
 CASES = [
     ("numba-slicing-jacobi", "jacobi", "python-numba", SLICES, V.correct),
     ("numba-slicing-jacobi-wrong-divisor", "jacobi", "python-numba", SLICES.replace("/ 6.0", "/ 5.0"),
      V.runtime_error),
     ("numba-slicing-jacobi-writes-the-boundary", "jacobi", "python-numba",
      SLICES.replace("unew[1:-1, 1:-1, 1:-1] =", "unew[:, :, :] = 0.0\n    unew[1:-1, 1:-1, 1:-1] ="), V.runtime_error),
-    ("numba-own-exception-on-thin-grids", "jacobi", "python-numba", """
-import numba
-
-@numba.njit(parallel=True)
-def jacobi(u, unew):
-    nx, ny, nz = u.shape
+    ("numba-own-exception-on-thin-grids", "jacobi", "python-numba", LOOPS.replace(SHAPE, SHAPE + """\
     if min(nx, ny, nz) < 3:
         raise ValueError("grid too small for a 7-point stencil")
-    for i in numba.prange(1, nx - 1):
-        for j in range(1, ny - 1):
-            for k in range(1, nz - 1):
-                unew[i, j, k] = (u[i-1, j, k] + u[i+1, j, k] + u[i, j-1, k] + u[i, j+1, k] +
-                                 u[i, j, k-1] + u[i, j, k+1]) / 6.0
-""", V.runtime_error),
-    ("numba-loop-jacobi-unaffected", "jacobi", "python-numba", """
-import numba
-
-@numba.njit(parallel=True)
+"""), V.runtime_error),
+    ("numba-loop-jacobi-unaffected", "jacobi", "python-numba", LOOPS, V.correct),
+    # Numba cannot type `u.tolist()`: the compiled code fails on every size, plain ones first; interpreted it runs
+    ("numba-typing-error-on-every-size", "jacobi", "python-numba", LOOPS.replace(SHAPE, SHAPE + "    rows = u.tolist()\n"),
+     V.runtime_error),
+    # gaming the differential: crash on the edge cases only when compiled, so that the interpreted run excuses them
+    ("numba-code-that-reads-the-jit-switch", "jacobi", "python-numba", LOOPS.replace("def jacobi(", "def _sweep(") + """
 def jacobi(u, unew):
-    nx, ny, nz = u.shape
-    for i in numba.prange(1, nx - 1):
-        for j in range(1, ny - 1):
-            for k in range(1, nz - 1):
-                unew[i, j, k] = (u[i-1, j, k] + u[i+1, j, k] + u[i, j-1, k] + u[i, j+1, k] +
-                                 u[i, j, k-1] + u[i, j, k+1]) / 6.0
-""", V.correct),
-    ("numba-typing-error-on-every-size", "spmv", "python-numba", """
-from dataclasses import dataclass
-import numpy as np
-from numba import njit, prange
-
-@dataclass
-class CSR:
-    row_ptr: np.ndarray
-    col_idx: np.ndarray
-    values: np.ndarray
-
-@njit(parallel=True)
-def spmv(A: CSR, x, y):
-    for i in prange(len(A.row_ptr) - 1):
-        s = 0.0
-        for k in range(A.row_ptr[i], A.row_ptr[i + 1]):
-            s += A.values[k] * x[A.col_idx[k]]
-        y[i] = s
+    if min(u.shape) < 3 and not numba.config.DISABLE_JIT:
+        raise AssertionError("Sizes of unew do not match")
+    _sweep(u, unew)
 """, V.runtime_error),
     ("numpy-slicing-jacobi", "jacobi", "python-numpy", SLICES.replace("import numba\n\n@numba.njit(parallel=True)\n", "import numpy as np\n\n"),
      V.correct),
@@ -87,14 +71,8 @@ def spmv(A: CSR, x, y):
 
 
 @pytest.mark.parametrize("name,kernel,model,code,verdict", CASES, ids=[c[0] for c in CASES])
-def test_compiler_fault_on_an_edge_case(name, kernel, model, code, verdict, catalog, evaluator):
-    from hpceval.bind.signature import infer_binding
-
-    m = catalog.models[model]
-    spec = catalog.kernels[kernel]
-    binding = infer_binding(code, spec, catalog.languages[m.language], m)
-    e = evaluator.evaluate(code, spec, m, binding=binding)
-    assert e.verdict == verdict, e.evidence
+def test_compiler_fault_on_an_edge_case(name, kernel, model, code, verdict, paper_verdict):
+    e = paper_verdict(code, kernel, model, verdict)
     if name == "numba-slicing-jacobi":
         assert "no_interior" in e.evidence and "NUMBA_DISABLE_JIT" in e.evidence, e.evidence
 
@@ -110,3 +88,5 @@ def test_only_numba_cpu_code_has_an_interpreted_run(catalog):
     assert get_toolchain(numpy.toolchain).interpreted_env(numpy, "def f(x):\n    return x\n") is None
     cpp = catalog.models["cpp-openmp"]
     assert get_toolchain(cpp.toolchain).interpreted_env(cpp, "void f() {}") is None
+    for switch in ("numba.config.DISABLE_JIT", "os.environ['NUMBA_DISABLE_JIT']", "os.getenv('X')", "f.py_func"):
+        assert tc.interpreted_env(numba, SLICES + f"\nflag = {switch}\n") is None, switch

@@ -24,6 +24,7 @@ from hpceval.toolchains import JobAdjust, ThreadCheck, Toolchain, ToolInfo
 
 NUMBA_CUDA = re.compile(r"\bcuda\.jit\b|\bfrom\s+numba\s+import\b[^\n]*\bcuda\b|\bnumba\.cuda\b|\bfrom\s+numba\.cuda\b")
 SHIM_DIR = Path(__file__).resolve().parent / "include" / "python_numba_cuda"
+READS_JIT_SWITCH = re.compile(r"DISABLE_JIT|numba\.config|\bconfig\b|\benviron\b|\bgetenv\b|\bpy_func\b")
 
 
 def uses_numba_cuda(code: str) -> bool:
@@ -86,8 +87,10 @@ class Python(ThreadCheck, Toolchain):
                 "MPLBACKEND": "Agg"}
 
     def interpreted_env(self, model: ProgrammingModel, code: str) -> dict[str, str] | None:
-        """Numba CPU code runs as plain Python with the JIT disabled (numba.cuda code has its simulator instead)."""
-        if model.id != "python-numba" or uses_numba_cuda(code):
+        """Numba CPU code runs as plain Python with the JIT disabled (numba.cuda code has its simulator instead).
+        Code that can tell the two runs apart (reads the switch, the environment, or a dispatcher's `py_func`)
+        gets no interpreted run: it could crash on purpose when compiled and have the crash excused."""
+        if model.id != "python-numba" or uses_numba_cuda(code) or READS_JIT_SWITCH.search(code):
             return None
         return {"NUMBA_DISABLE_JIT": "1"}
 
