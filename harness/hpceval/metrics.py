@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.contracts import UNSCORED, Verdict
 
 NAN = float("nan")
@@ -87,7 +88,7 @@ _ALLOWED_NODES = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.
 
 def _compile_condition(text: str, names: set[str]):
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = parse_python(text, mode="eval")
     except SyntaxError as exc:
         raise RubricError(f"rubric condition {text!r} is not an expression: {exc.msg}") from None
     for node in ast.walk(tree):

@@ -29,6 +29,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.paths import kernels_dir
 
 
@@ -54,7 +55,7 @@ _BUILTINS = set(dir(builtins))
 def expr_names(expr: str, what: str) -> set[str]:
     """The free names an expression of a spec reads (ValueError naming `what` when it does not parse)."""
     try:
-        tree = ast.parse(str(expr).strip(), mode="eval")
+        tree = parse_python(str(expr).strip(), mode="eval")
     except SyntaxError as exc:
         raise ValueError(f"{what} {expr!r} is not an expression ({exc.msg})") from None
     loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

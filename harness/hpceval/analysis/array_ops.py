@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 
+from hpceval.analysis.pyparse import parse_python
+
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow, ast.MatMult)
 # methods and attributes of ndarray and scipy.sparse matrices that compute on the whole array
 _METHODS = frozenset({"dot", "multiply", "sum", "transpose", "T", "matmul", "cumsum", "prod", "max", "min",
@@ -30,7 +32,7 @@ def _whole(node: ast.AST, arrays: set[str]) -> bool:
 def array_operation(code: str, function: str, arrays: set[str]) -> str | None:
     """The first operation of `function` on a whole array parameter (its source text), else None."""
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError:
         return None
     fns = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function]

@@ -35,6 +35,7 @@ from hpceval.analysis.known_names import (
     c_runtime_exports,
     close_to,
 )
+from hpceval.analysis.pyparse import parse_python
 from hpceval.analysis.source import python_imports
 from hpceval.importers.copilot import strip_comments
 
@@ -265,7 +266,7 @@ def _python(code: str) -> str | None:
     if not strip_comments(code, "python").strip():
         return "incomplete: comments only"
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError as exc:
         last = len(code.rstrip().split("\n"))
         msg = (exc.msg or "").lower()
@@ -309,7 +310,7 @@ def module_attribute_calls(code: str) -> list[str]:
     loaded in this process (its import in the sandbox decides, checks.builds_alone), or is and lacks it. A cheap
     filter before that import; never itself a claim that a name is missing."""
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError:
         return []
     modules = python_imports(tree, from_imports=False)

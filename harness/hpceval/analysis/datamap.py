@@ -19,13 +19,13 @@ depend on the kernel.
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from hpceval.analysis.cexpr import evaluate, strip_c_casts
+from hpceval.analysis.pyparse import parse_python
 from hpceval.spec import Language, eval_expr
 
 NO_TRANSFER_TYPES = {"create", "alloc", "pcreate", "present_or_create", "release", "delete", "no_create"}
@@ -334,7 +334,7 @@ def _c_sections(found: list[Directive]) -> tuple[list[Section], set[tuple[str, s
 def _c_value(expr: str, values: dict[str, int]) -> int | None:
     """An integer C expression of known names (casts dropped, `/` as C's integer division), or None."""
     try:
-        value = evaluate(ast.parse(strip_c_casts(expr).strip().lower(), mode="eval"), values, c_division=True)
+        value = evaluate(parse_python(strip_c_casts(expr).strip().lower(), mode="eval"), values, c_division=True)
     except (SyntaxError, ValueError, ArithmeticError, TypeError):
         return None
     return value if isinstance(value, int) else None

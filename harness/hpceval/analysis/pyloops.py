@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import ast
 
+from hpceval.analysis.pyparse import parse_python
+
 _ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 
 
 def element_loop_problem(code: str, function: str, ndims: dict[str, int]) -> str | None:
     """None when no scaling Python loop does element work; else the evidence (which loop, which element)."""
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError:
         return None
     top = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.spec import Language
 
 
@@ -48,7 +49,7 @@ def usage_text(code: str, lang: Language) -> str:
     if lang.id != "python":
         return clean
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except (SyntaxError, ValueError):
         return clean
     for alias, name in python_imports(tree).items():

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.analysis.source import python_imports
 
 RANK = {"none": 0, "input": 1, "host": 2, "bulk": 3, "accel": 4}
@@ -96,7 +97,7 @@ def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set
     device: the parameters the driver hands as device arrays (bind.adapt.python: annotated, or used as one), whose
     arithmetic is device work."""
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError:
         return None
     mod = _module(tree)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.bind.shield import C_COMMENT
 from hpceval.checks.base import Job, check
 from hpceval.contracts import Evaluation, Verdict
@@ -73,7 +74,7 @@ _PY_MODULE_ATTRS = {("sys", "modules"), ("inspect", "stack"), ("inspect", "trace
 def _python_route(source: str) -> str | None:
     """The first way a Python suggestion reaches the driver, or None (or None when it does not parse)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except (SyntaxError, ValueError):
         return None
     modules: set[str] = set()  # local names of the modules the driver uses after the suggestion ran

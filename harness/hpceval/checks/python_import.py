@@ -16,10 +16,10 @@ or CuPy beside its Numba kernel, is graded where that package is missing, not wr
 
 from __future__ import annotations
 
-import ast
 import re
 from functools import cache
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.analysis.source import python_imports
 from hpceval.contracts import Verdict
 from hpceval.spec import ProgrammingModel
@@ -37,7 +37,7 @@ def model_libraries(model_id: str, aliases: tuple[str, ...]) -> frozenset[str]:
     names = set(aliases)
     for path in kernels_dir().glob(f"*/solutions/{model_id}*.py"):
         try:
-            tree = ast.parse(path.read_text())
+            tree = parse_python(path.read_text())
         except (OSError, SyntaxError):
             continue
         names |= {dotted.split(".")[0] for dotted in python_imports(tree).values()}  # (no relative imports there)

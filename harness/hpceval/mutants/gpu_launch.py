@@ -28,6 +28,7 @@ from tree_sitter import Node
 from hpceval.analysis.cexpr import CALLS as _EXTENT_CALLS
 from hpceval.analysis.cexpr import evaluate as _extent_value
 from hpceval.analysis.cexpr import strip_c_casts
+from hpceval.analysis.pyparse import parse_python
 from hpceval.mutants.core import Cand, SourceText
 
 _BLOCK_SHAPED = re.compile(r"syncthreads|__shared__|shared\.array|shfl|\bwarp_?size\b", re.IGNORECASE)
@@ -55,7 +56,7 @@ def _extent_expression(text: str, atoms: dict[str, str], c_division: bool) -> as
             parts.append(atoms.setdefault(key, f"v{len(atoms)}"))
     parts.append(text[pos:])
     try:
-        return ast.parse("".join(parts).strip(), mode="eval")
+        return parse_python("".join(parts).strip(), mode="eval")
     except SyntaxError:
         return None
 

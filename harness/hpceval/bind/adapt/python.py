@@ -33,6 +33,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.bind.adapt import Built
 from hpceval.bind.roles import KernelRoles, Role
 
@@ -506,7 +507,7 @@ def infer_parameter_types(code: str, function: str) -> dict[str, ParamType]:
     """Per parameter of the module-level function `function`: what type it must be handed. Empty when the code
     does not parse or has no such function (every parameter is then a NumPy array, as the driver holds it)."""
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except (SyntaxError, ValueError):
         return {}
     mod = _Module(tree)

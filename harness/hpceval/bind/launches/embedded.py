@@ -25,6 +25,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.bind.launches import default_note, no_site, taken_note
 from hpceval.bind.launches.python import PREFIX, _aliases, _renamed, _targets, _Unresolved, carried
 from hpceval.bind.mapping import Mapping, NoMapping, find_mapping
@@ -134,7 +135,7 @@ def embedded_launch(code: str, kr: KernelRoles) -> Embedded | str | None:
     """The launcher of the string-held CUDA kernel that only the script launches (Embedded), why there is none
     where one was found but not taken (a string), or None where the code holds no such kernel."""
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError:
         return None
     why = None

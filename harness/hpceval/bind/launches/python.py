@@ -23,6 +23,7 @@ import ast
 import builtins
 import re
 
+from hpceval.analysis.pyparse import parse_python
 from hpceval.bind.launches import default_note, no_site, taken_note
 from hpceval.bind.mapping import Mapping
 from hpceval.bind.parse import SFunction, Unit
@@ -129,7 +130,7 @@ def script_launcher(unit: Unit, fn: SFunction, m: Mapping) -> tuple[str, str] | 
     if kind is None:
         return None
     try:
-        tree = ast.parse(unit.code)
+        tree = parse_python(unit.code)
     except SyntaxError:
         return None
     kdef = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == fn.name), None)

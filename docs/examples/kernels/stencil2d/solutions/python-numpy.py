@@ -1,4 +1,4 @@
-import numpy as np
+import numpy as np  # noqa: F401 (the NumPy model's solutions import it; this one needs only slicing)
 
 
 def stencil2d(nx, ny, u, unew):
