@@ -6,6 +6,10 @@
 
 SITE=$ROOT/.gpu-site
 export HPCEVAL_CACHE=${HPCEVAL_CACHE:-$ROOT/.gpu-cache}
+if [ -n "${GPU_ENV_READY:-}" ]; then  # prepared once by bench/gpu_parallel.sh for the tasks it runs side by side
+  export PYTHONPATH=$ROOT/harness:$SITE${PYTHONPATH:+:$PYTHONPATH}
+  return 0
+fi
 mkdir -p "$SITE" "$HPCEVAL_CACHE"
 chmod 755 "$ROOT" "$SITE" "$HPCEVAL_CACHE" 2>/dev/null || true
 

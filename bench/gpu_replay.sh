@@ -2,7 +2,7 @@
 # Evaluate imported suggestions (replay JSONL) for the GPU programming models on the lent GPU machine, in one call
 # (device tool; no internet, Python 3.12). Used for the published study results (results/copilot-2023/README.md).
 #
-#   bash bench/gpu_replay.sh NAME=FILE.jsonl [NAME=FILE.jsonl ...]
+#   bash bench/gpu_replay.sh NAME=FILE.jsonl [NAME=FILE.jsonl ...]   (NAME=reference: the reference solutions)
 #
 # Each FILE is evaluated with `hpceval run --llm replay:FILE --style paper --hints all -n 30` over $MODELS
 # (default: the GPU models that have a toolchain on that machine) into $OUT/NAME/ (results.sqlite and
@@ -31,7 +31,9 @@ for pair in "$@"; do
   name=${pair%%=*}
   file=${pair#*=}
   step "$name: $file over $MODELS"
-  python3 -m hpceval.cli run --llm "replay:$file" --style paper --hints all -n 30 --models "$MODELS" \
+  llm=$file
+  [[ $file == *.jsonl ]] && llm=replay:$file  # else an LLM spec: NAME=reference times the reference solutions
+  python3 -m hpceval.cli run --llm "$llm" --style paper --hints all -n 30 --models "$MODELS" \
     --jobs "$JOBS" --out "$OUT/$name" ${RUN_ARGS:-} || rc=1
 done
 if [ -n "${PACK:-}" ]; then

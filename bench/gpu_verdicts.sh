@@ -71,7 +71,7 @@ if [ -n "$SELFTEST" ]; then
   for model in ${SELFTEST//,/ }; do
     t=$(left $deadline)
     if [ "$t" -le 5 ]; then echo "$model: not run (time limit)"; rc=1; continue; fi
-    timeout "$t" python3 bench/gpu_selftest.py --out "$OUT/selftest-$model" --jobs 16 --models "$model" "${PERF[@]}" \
+    timeout "$t" python3 bench/gpu_selftest.py --out "$OUT/selftest-$model" --jobs "${SELFTEST_JOBS:-16}" --models "$model" "${PERF[@]}" \
       > "$OUT/selftest-$model.log" 2>&1
     rc=$(( rc | $? ))
     grep -E "^\| |reference|killed" "$OUT/selftest-$model.log" | tail -8

@@ -6,8 +6,12 @@ what Dask itself costs per job (target: <= 5% of a job), measured with no-op job
 evaluations (same resource request, same round trip to the client).
 
 Jobs: the CPU reference solutions of the chosen kernels x models and their mutants (hpceval.mutants, as
-`hpceval selftest` makes them), without timing runs; identical jobs for every worker count, and the verdicts
-must agree across worker counts (a column of the table). Workers are one-thread processes; each job's own
+`hpceval selftest` makes them), without timing runs, in one seeded order that mixes them evenly (mixed_order). With --per-worker N each worker count
+W runs the first W*N jobs of that order (a sample of the same mix, the same work per worker at every
+count, and enough jobs to fill 16 workers for a minute without a one-worker baseline of sixteen minutes);
+without it every count runs every job. The verdicts must agree on the jobs both counts ran (a column of the
+table). --warmup first runs the largest count once, not measured, so that the disk caches (compiled driver
+objects, Numba's cache) are warm for every count alike. Workers are one-thread processes; each job's own
 thread count is fixed (--threads, HPCEVAL_THREADS) so the work per job does not change with the worker count.
 
   python bench/scale_out.py --quick                 # here: 1 and 2 workers, a few mutants
@@ -20,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import random
 import socket
 import sys
 import time
@@ -28,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness"))
 
 
-def build_jobs(kernels: list[str], models: list[str], cap: int):
+def build_jobs(kernels: list[str], models: list[str], cap: int, seed: int = 0):
     from hpceval.dispatch import EvalJob
     from hpceval.mutants import UnsupportedLanguage, generate_mutants
     from hpceval.spec import catalog
@@ -50,7 +55,22 @@ def build_jobs(kernels: list[str], models: list[str], cap: int):
                 pass
             for i, text in enumerate(codes):
                 jobs.append(EvalJob(f"{kernel}-{model_id}-{i}", text, spec, model, None))
-    return cat, jobs
+    return cat, mixed_order(jobs, seed)
+
+
+def mixed_order(jobs: list, seed: int) -> list:
+    """The jobs in an order whose every prefix holds each kernel x model in its share of the whole: each stratum
+    shuffled, its i-th job of n placed at (i + u) / n with u uniform in [0, 1), all sorted by place. A plain shuffle's
+    short prefix (the one-worker run) could draw mostly quick or mostly slow strata and bias every speedup."""
+    rng = random.Random(seed)
+    strata: dict[str, list] = {}
+    for job in jobs:
+        strata.setdefault(job.key.rsplit("-", 1)[0], []).append(job)
+    placed = []
+    for members in strata.values():
+        rng.shuffle(members)
+        placed += [((i + rng.random()) / len(members), job.key, job) for i, job in enumerate(members)]
+    return [job for _, _, job in sorted(placed, key=lambda p: p[:2])]
 
 
 def measure(workers: int, evaluator, jobs, noop_jobs: int) -> dict:
@@ -92,6 +112,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="HPCEVAL_THREADS: threads per job")
     parser.add_argument("--wall", type=float, default=15.0, help="run wall limit of a job (mutants that hang)")
     parser.add_argument("--quick", action="store_true", help="1 and 2 workers, axpy, 2 models, 3 mutants each")
+    parser.add_argument("--per-worker", type=int, default=0,
+                        help="jobs per worker: each count W runs the first W*N jobs of the mixed order (0: all jobs)")
+    parser.add_argument("--warmup", action="store_true", help="run the largest count once first, not measured")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of the mixed order")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     if args.quick:
@@ -104,14 +128,22 @@ def main() -> None:
 
     out = args.out or Path("results") / f"scale_out-{socket.gethostname()}"
     out.mkdir(parents=True, exist_ok=True)
-    cat, jobs = build_jobs(args.kernels.split(","), args.models.split(","), args.cap)
+    cat, jobs = build_jobs(args.kernels.split(","), args.models.split(","), args.cap, args.seed)
     evaluator = Evaluator(cat, get_executor("local"), timing=False)
     evaluator = dataclasses.replace(evaluator, run_limits=dataclasses.replace(evaluator.run_limits, wall_s=args.wall))
     print(f"{len(jobs)} jobs ({args.kernels} x {args.models}, references + up to {args.cap} mutants each); "
           f"{os.cpu_count()} CPUs; HPCEVAL_THREADS={args.threads}", flush=True)
+    counts = [int(x) for x in args.workers.split(",")]
+    share = (lambda w: jobs[: w * args.per_worker]) if args.per_worker else (lambda w: jobs)
+    if args.per_worker and len(jobs) < max(counts) * args.per_worker:
+        print(f"only {len(jobs)} jobs for {max(counts)} x {args.per_worker}: raise --cap or add kernels/models")
+    if args.warmup:
+        start = time.perf_counter()
+        measure(max(counts), evaluator, share(max(counts)), 0)
+        print(f"  warm-up, {max(counts)} workers: {time.perf_counter() - start:.1f} s (not measured)", flush=True)
     rows = []
-    for w in [int(x) for x in args.workers.split(",")]:
-        row = measure(w, evaluator, jobs, args.noop)
+    for w in counts:
+        row = measure(w, evaluator, share(w), args.noop)
         rows.append(row)
         print(f"  {w:>2} workers: {row['evals_per_s']:.2f} evaluations/s ({row['seconds']:.1f} s)", flush=True)
     base = rows[0]
@@ -122,7 +154,8 @@ def main() -> None:
     for row in rows:
         speedup = row["evals_per_s"] / base["evals_per_s"] * base["workers"]
         overhead = row["noop_s"] * row["workers"] / row["noop_jobs"]  # worker-seconds Dask spends per job
-        same = row["verdicts"] == base["verdicts"]
+        common = set(row["verdicts"]) & set(base["verdicts"])
+        same = all(row["verdicts"][k] == base["verdicts"][k] for k in common)
         table.append({"workers": row["workers"], "evaluations": row["jobs"], "seconds": round(row["seconds"], 2),
                       "evals_per_s": round(row["evals_per_s"], 3), "speedup": round(speedup, 2),
                       "efficiency": round(speedup / row["workers"], 3), "overhead_ms": round(overhead * 1e3, 2),
@@ -133,7 +166,7 @@ def main() -> None:
                      f"{'yes' if same else 'NO'} |")
     differing = []
     for row in rows[1:]:
-        for key in sorted(set(base["verdicts"]) | set(row["verdicts"])):
+        for key in sorted(set(base["verdicts"]) & set(row["verdicts"])):
             if base["verdicts"].get(key) != row["verdicts"].get(key):
                 differing.append(f"{row['workers']} workers, {key}: {row['verdicts'].get(key)} "
                                  f"({row['evidence'].get(key, '')[:300]}) vs 1 worker: {base['verdicts'].get(key)} "

@@ -23,7 +23,9 @@ python3 --version; nproc
 if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/*.whl
 fi
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/dask/*.whl
+if ls .whl/dask/*.whl >/dev/null 2>&1; then  # Dask's wheels, unless the machine's image has Dask
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" .whl/dask/*.whl
+fi
 export PYTHONPATH=$ROOT/harness:$SITE${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1
 python3 -m hpceval.cli doctor | head -40 || true

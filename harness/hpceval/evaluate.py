@@ -64,7 +64,7 @@ from hpceval.executors import Executor, Limits, SandboxError
 from hpceval.paths import DRIVERS_DIR
 from hpceval.redact import redacted
 from hpceval.spec import Catalog, KernelSpec, ProgrammingModel
-from hpceval.toolchains import Toolchain, ToolInfo, get_toolchain
+from hpceval.toolchains import Toolchain, ToolInfo, build_with_standards, get_toolchain
 
 # The checks every suggestion goes through, in order; the first that returns a verdict ends the evaluation.
 # Checks that do not apply to a model (data mapping for a non-offload model) return None at once.
@@ -87,7 +87,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "26"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "27"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -321,11 +321,8 @@ class Evaluator:
                 (workdir / name).write_text(text)
             adjust = toolchain.job_adjustments(spec, model, code)
             env = {**toolchain.env(model), **(adjust.env if adjust else {})}
-            result = None
-            for step in steps:
-                result = self._runner(toolchain)(step, workdir, env, self.build_limits)
-                if result.returncode != 0 or result.timed_out:
-                    break
+            run = self._runner(toolchain)
+            result = build_with_standards(toolchain, steps, lambda step: run(step, workdir, env, self.build_limits)).result
         except SandboxError:
             return Alone(None)  # the sandbox failed, not the code: decide as without a compiler
         finally:

@@ -28,15 +28,16 @@ from hpceval.bind.adapt import context_param
 from hpceval.bind.body_evidence import STRIDE_AGAINST, body_evidence, size_idents
 from hpceval.bind.delivery import boxed_scalars, carry_in_place, looks_like_result, norm, scratch_as_output
 from hpceval.bind.parse import SFunction, SParam
-from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role
+from hpceval.bind.roles import DERIVED_SIZES, KernelRoles, Role, shape_idents
 from hpceval.bind.structure import MAX_ALTERNATIVES, NEAR_TIE, index_base_variant, structure_problem
 
 # std::array maps like a vector: whether its compile-time extent can take the case's sizes is the adapter's to say
 # (bind.adapt.cpp.fixed_extent), after the mapping has shown which kernel array it is
-UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "span": "a std::span", "array2d": "a fixed-extent 2-D array",
+UNSUPPORTED_CONTAINERS = {"valarray": "a std::valarray", "span_fixed": "a std::span of fixed extent",
+                          "array2d": "a fixed-extent 2-D array",
                           "thrust2": "a Thrust vector of vectors"}
 # containers that know their own size: a size the kernel needs may come from them
-SIZED_CONTAINERS = ("vector", "vector2", "view", "template", "array", "device_vector", "host_vector",
+SIZED_CONTAINERS = ("vector", "vector2", "view", "template", "array", "span", "device_vector", "host_vector",
                     "universal_vector")
 
 
@@ -168,8 +169,10 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
             if other is r or other.name in r.covers:
                 continue
             if name in _names(other, lang) and _type_problem(p, other, lang) is None:
-                if name in weak and r.size and other.size:
-                    score -= 0.5  # m vs n: the body's loops decide
+                if (name in weak or p.record_field is not None) and r.size and other.size:
+                    # m vs n: the body's loops decide; a record's `cols` names its own matrix's columns (a GEMM's
+                    # A.cols is k), not the kernel's n: its record's arrays decide (record_extents)
+                    score -= 0.5
                     break
                 return None  # the suggestion's own name says it is another parameter
     if name not in own and p.kind in ("unknown", "real_generic") and p.array is None and p.default is not None:
@@ -254,6 +257,12 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     for p in params:
         opts = []
         record = fn.types[p.name].role(kr, p.name) if p.name in fn.types else None
+        own = fn.types.get(p.name)
+        if record is None and own is not None and getattr(own, "kind", "") == "record" and own.cls:
+            # an object of the suggestion's own class that no record role fits: an array in its place fails on
+            # its first attribute ('numpy.ndarray' object has no attribute 'rows'), the harness's fault
+            raise NoMapping(f"{p.name} is the suggestion's own {own.cls}({', '.join(own.fields)}), which the glue "
+                            f"cannot build for this kernel")
         if record is not None:  # a record of the kernel's arrays (bind.adapt): scored per array it carries
             # only `A @ x` says so: a SciPy matrix where nothing else binds (a dense variant keeps its matrix)
             opts.append((record, 3.0 * len(record.covers) if fn.types[p.name].record else 0.5))
@@ -295,7 +304,8 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 taken |= kr.replaced_by(r.variant)
         assigned_arrays = {r.name: params[pos] for pos, r in assign.items() if r is not None and r.is_array}
         m = Mapping(fn=fn, assign=dict(assign), score=base)
-        if (clash := structure_problem(m.variant.split("+"), kr, fn) or scratch_as_output(assign, fn, lang)) is not None:
+        if (clash := structure_problem(m.variant.split("+"), kr, fn) or scratch_as_output(assign, fn, lang)
+                or record_extents(assign, params, fn)) is not None:
             return reasons.append(clash)
         missing = []
         for r in kr.canonical:
@@ -411,15 +421,48 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
 
 
 def _shared_size(r: Role, i: int, assign: dict[int, Role | None], params: list[SParam], fn: SFunction) -> bool:
-    """Whether parameter i may take size role r that others took already: a field of a record parameter that the
-    body never reads (`unew.nx_` where the sweep reads only `u.nx()`), carried only so that the record can be built,
-    beside the fields of other record parameters; never a plain parameter, never a field the kernel reads (three
-    Matrix objects of a GEMM have three shapes: their fields' roles come from the body's evidence, one each)."""
+    """Whether parameter i may take size role r that others took already: a field of a record parameter (`unew.nx_`
+    beside `u.nx_`; the rows and columns of a GEMM's three Matrix objects) beside the fields of other record
+    parameters; never a plain parameter."""
     owner = params[i].record_field
-    if not r.size or owner is None or params[i].name in fn.facts.idents:
+    if not r.size or owner is None:
         return False
     holders = [params[j].record_field for j, x in assign.items() if x is not None and x.name == r.name]
+    # a field the kernel reads may repeat a size too: each must be an extent of its own record's arrays
+    # (record_extents, checked on the whole mapping)
     return all(h is not None and h != owner for h in holders)
+
+
+def record_extents(assign: dict[int, Role | None], params: list[SParam], fn: SFunction) -> str | None:
+    """Why a mapping gives a record a size field that is not an extent of the arrays it carries, or None.
+
+    A record that carries arrays carries their shape: three Matrix objects of a GEMM each hold (rows, cols, data),
+    and their six fields repeat m, n and k, each as its own matrix's extent; a CSR class's row count is an extent
+    of its row pointers. A size field that is no extent of its own record's arrays is a record the harness would
+    build inconsistent (its `cols` is not its data's column count), and two size fields of one record are two
+    extents (a record that keeps rows and cols apart is not read as a square matrix, where a bound taken from the
+    wrong matrix would go unseen). A merged size (m=n=k) is not mixed with its own parts. Records without arrays
+    are not constrained."""
+    extents: dict[str, set[str]] = {}
+    for j, a in assign.items():
+        owner = params[j].record_field
+        if a is not None and a.is_array and owner is not None:
+            extents.setdefault(owner, set()).update(d for e in a.shape for d in shape_idents(e))
+    sizes = {r.name for r in assign.values() if r is not None and r.size}
+    taken: dict[tuple[str, str], str] = {}
+    for pos, r in assign.items():
+        owner = params[pos].record_field
+        if r is None or not r.size or owner not in extents:
+            continue
+        parts = set(r.name.split("="))  # a merged role (m=n=k: a square implementation) is each of its sizes
+        if not parts & extents[owner]:
+            return f"{params[pos].name} takes {r.name}, which no array of its own record has as an extent"
+        if len(parts) > 1 and parts & sizes:
+            return f"{params[pos].name} takes {r.name} beside {', '.join(sorted(parts & sizes))} itself"
+        if (owner, r.name) in taken:  # a record that keeps rows and cols apart is no square matrix
+            return f"{params[pos].name} and {taken[owner, r.name]} both take {r.name}"
+        taken[owner, r.name] = params[pos].name
+    return None
 
 
 def _near_ties(best: Mapping, pool: list[Mapping]) -> list[Mapping]:

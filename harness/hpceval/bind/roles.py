@@ -123,7 +123,8 @@ class KernelRoles:
         return next(r for r in self.all if r.name == name)
 
 
-def _shape_idents(expr: str) -> set[str]:
+def shape_idents(expr: str) -> set[str]:
+    """The names in one extent expression of a role's shape (`n + 2` -> {n})."""
     return set(re.findall(r"[A-Za-z_]\w*", str(expr)))
 
 
@@ -144,7 +145,7 @@ def kernel_roles(spec: KernelSpec) -> KernelRoles:
     size_names = set()
     for p in spec.params:
         for e in p.shape:
-            size_names |= _shape_idents(e)
+            size_names |= shape_idents(e)
     canonical = []
     for i, p in enumerate(spec.params):
         syn = list(dict.fromkeys([p.name, *names.get(p.name, GENERIC_NAMES.get(p.name, []))]))

@@ -20,7 +20,7 @@ from hpceval.checks.python_import import import_failure
 from hpceval.contracts import Evaluation, ProcResult, Verdict
 from hpceval.executors import Limits
 from hpceval.spec import KernelSpec, Language, ProgrammingModel
-from hpceval.toolchains import JobAdjust, Toolchain
+from hpceval.toolchains import JobAdjust, Toolchain, with_standard
 
 Runner = Callable[[list[str], Path, dict[str, str], Limits], ProcResult]
 
@@ -55,6 +55,7 @@ class Job:
     timed: bool = False  # whether the timing run happened
     timing_note: str = ""  # how the time was taken, when not the whole call's wall time (last in the evidence)
     serial: bool = False  # the thread check saw one thread at every validation size (decided at the timing size)
+    standard: str | None = None  # the newer language standard the build needed (checks.build), for every command
 
     @property
     def device(self) -> str:
@@ -66,6 +67,7 @@ class Job:
         return self.adjust is None or self.adjust.timing
 
     def exec(self, argv: list[str], env: dict[str, str] | None = None, limits: Limits | None = None) -> ProcResult:
+        argv = with_standard(argv, self.toolchain, self.standard)
         return self.runner(argv, self.workdir, self.env if env is None else env, limits or self.run_limits)
 
     def note(self, text: str | None) -> None:

@@ -18,6 +18,7 @@ import time
 from hpceval.checks.base import Job, check, first_errors
 from hpceval.contracts import Evaluation, ProcResult, Verdict
 from hpceval.executors import SandboxError
+from hpceval.toolchains import StandardBuild, build_with_standards, standard_name
 
 # What the shell, the compiler drivers, Python and the C++ runtime print when fork/clone/pthread_create got EAGAIN.
 SANDBOX_LIMIT = re.compile(
@@ -37,13 +38,33 @@ def sandbox_limit(result: ProcResult) -> str | None:
 
 @check("build")
 def builds(job: Job) -> Evaluation | None:
-    for step in job.toolchain.build_steps(job.model):
-        result = _run_step(job, step)
-        if result.timed_out:
-            return job.verdict(Verdict.timeout, f"build exceeded {job.build_limits.wall_s:.0f} s")
-        if result.returncode != 0:
-            return job.verdict(Verdict.build_error, first_errors(result))
+    built = build_with_standards(job.toolchain, job.toolchain.build_steps(job.model), lambda step: _run_step(job, step))
+    result = built.result
+    if result is None:
+        return None
+    if result.timed_out:
+        return job.verdict(Verdict.timeout, f"build exceeded {job.build_limits.wall_s:.0f} s")
+    if result.returncode != 0:
+        return job.verdict(Verdict.build_error, standards_evidence(built, first_errors(result)))
+    if built.standard:
+        job.standard = built.standard  # every later command (a run that builds, a second build) uses it too
+        job.note(standards_evidence(built, ""))
     return None
+
+
+def standards_evidence(built: StandardBuild, errors: str) -> str:
+    """What the evidence says of the standards tried: the newer one that built the code and the default's first
+    error, or, where none built, the default's errors and the newest standard's first error where it differs."""
+    if built.standard and built.default_failure is not None:
+        first = first_errors(built.default_failure).split("\n")[0]
+        return f"built as {standard_name(built.standard)} (as {standard_name(built.standards[0])}: {first})"
+    newest = built.newest_failure
+    if newest is None or newest.timed_out:
+        return errors
+    line = first_errors(newest).split("\n")[0]
+    if line and line != errors.split("\n")[0]:
+        return f"{errors}\nas {standard_name(built.standards[-1])}: {line}"
+    return errors
 
 
 def _run_step(job: Job, step: list[str]) -> ProcResult:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_threads
+from hpceval.contracts import ProcResult
 from hpceval.spec import ProgrammingModel
 
 
@@ -55,6 +56,67 @@ def tool_version(argv: list[str], pattern: str = r"(\d+\.\d+(\.\d+)?)") -> str:
     return first if not match else f"{argv[0]} {match.group(1)}"
 
 
+def with_standard(argv: list[str], toolchain: Toolchain, standard: str | None) -> list[str]:
+    """argv with the toolchain's default `-std=` replaced by `standard` (also inside a `sh -c` line); unchanged for
+    None or the default."""
+    if not standard or not toolchain.standards or standard == toolchain.standards[0]:
+        return argv
+    return [a.replace(f"-std={toolchain.standards[0]}", f"-std={standard}") for a in argv]
+
+
+def standard_name(standard: str) -> str:
+    """`c++20` -> `C++20`: as the evidence names it."""
+    return standard.upper()
+
+
+@dataclass
+class StandardBuild:
+    """What build_with_standards did: the result that counts, and with which standard."""
+
+    result: ProcResult | None  # the last step's result of the build that counts (the default's where none built)
+    standard: str | None = None  # the newer standard that built it; None: the default's build counts
+    default_failure: ProcResult | None = None  # the default's failed step, where a newer standard was tried
+    newest_failure: ProcResult | None = None  # the newest standard's failed step, where none built
+    standards: tuple[str, ...] = ()  # the toolchain's standards, the default first
+
+
+def build_with_standards(toolchain: Toolchain, steps: list[list[str]],
+                         run: Callable[[list[str]], ProcResult]) -> StandardBuild:
+    """The build steps through `run`, stopping at the first failure; where the default standard's build fails (not
+    by a timeout), the whole build again with each newer standard (Toolchain.standards) until one builds. Code
+    that builds with the default is never rebuilt, so C++17 code that C++20 rejects keeps its C++17 build."""
+
+    def attempt(standard: str | None) -> ProcResult | None:
+        result = None
+        for step in steps:
+            result = run(with_standard(step, toolchain, standard))
+            if result.returncode != 0 or result.timed_out:
+                break
+        return result
+
+    first = attempt(None)
+    if first is None or first.returncode == 0 or first.timed_out or len(toolchain.standards) < 2:
+        return StandardBuild(first)
+    newest = None
+    for standard in toolchain.standards[1:]:
+        newest = attempt(standard)
+        if newest is not None and newest.returncode == 0 and not newest.timed_out:
+            return StandardBuild(newest, standard, first, None, toolchain.standards)
+    return StandardBuild(first, None, first, newest, toolchain.standards)
+
+
+# The variables that pick which accelerators a process sees. A harness process pinned to one GPU of a multi-GPU
+# node (one run per GPU, a Slurm job given one GPU) passes them to its sandboxed builds and runs; without them
+# every run saw every GPU and used the first, so runs meant for four GPUs all ran, and were timed, on one.
+DEVICE_SELECTION = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                    "GPU_DEVICE_ORDINAL")
+
+
+def device_selection() -> dict[str, str]:
+    """This process's accelerator selection, as its sandboxed runs must see it."""
+    return {key: os.environ[key] for key in DEVICE_SELECTION if key in os.environ}
+
+
 @dataclass
 class JobAdjust:
     """What a toolchain changes for one suggestion (`Toolchain.job_adjustments`): validation sizes, extra
@@ -79,6 +141,13 @@ class Toolchain(ABC):
     language: str = ""
     driver_ext: str | None = None
 
+    @property
+    def standards(self) -> tuple[str, ...]:
+        """The language standards a build may use, the default (the one in the build flags) first; a unit that
+        does not build with the default is built with each newer one before it is a build_error
+        (build_with_standards). LLM answers use C++20 (`std::span`, ranges) as readily as C++17."""
+        return ("c++17", "c++20") if self.language == "cpp" else ()
+
     @abstractmethod
     def detect(self) -> ToolInfo: ...
 
@@ -93,7 +162,7 @@ class Toolchain(ABC):
 
     def env(self, model: ProgrammingModel) -> dict[str, str]:
         n = str(threads())
-        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
+        return {**device_selection(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
                 "OMP_NUM_THREADS": n, "NUMBA_NUM_THREADS": n, "OMP_STACKSIZE": "64M",
                 # Jobs share cores with other jobs: spinning OpenMP threads would starve each other (a gfortran
                 # offload CG took 10-41 s instead of 0.3 s under load with the default active wait).

@@ -34,7 +34,15 @@ from hpceval import paths, scratch
 from hpceval.bind import DriverHooks
 from hpceval.cases.io import read_optional_text
 from hpceval.spec import ProgrammingModel
-from hpceval.toolchains import CompiledToolchain, JobAdjust, SecondRun, ToolInfo, model_libs, tool_version
+from hpceval.toolchains import (
+    CompiledToolchain,
+    JobAdjust,
+    SecondRun,
+    ToolInfo,
+    build_with_standards,
+    model_libs,
+    tool_version,
+)
 
 INCLUDE_DIR = Path(__file__).resolve().parent / "include"
 PROBE_SOURCE = INCLUDE_DIR / "hpceval_cupti_probe.cpp"
@@ -573,12 +581,9 @@ def build_only(code: str, spec, model: ProgrammingModel, executor, toolchain=Non
     try:
         for name, text in files.items():
             (workdir / name).write_text(text)
-        result = None
-        for step in toolchain.build_steps(model):
-            result = executor.run(step, workdir, toolchain.env(model), limits or Limits(wall_s=600, cpu_s=1200))
-            if result.returncode != 0:
-                break
-        return result
+        env, limits = toolchain.env(model), limits or Limits(wall_s=600, cpu_s=1200)
+        return build_with_standards(toolchain, toolchain.build_steps(model),
+                                    lambda step: executor.run(step, workdir, env, limits)).result
     finally:
         if own:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -215,9 +215,34 @@ class CppRecords:
             glue.setup.extend(f"{var}.{f} = {a};" for f, a in args.items())
         for f in rec.fields:  # a field holding its elements (a std::vector) goes back to the output it carries
             if f.name in outputs and f.container:
-                member = f.name if f.settable or not f.accessors else f"{f.accessors[0]}()"  # private: its accessor
-                glue.teardown.insert(0, f"hpceval_assign({args[f.name]}, {var}.{member});")
+                if f.settable:
+                    member = f".{f.name}"
+                elif f.accessors:
+                    member = f".{f.accessors[0]}()"  # private: its accessor
+                else:
+                    member = private_member(glue, rec.name, f)
+                glue.teardown.insert(0, f"hpceval_assign({args[f.name]}, {var}{member});")
         return f"&{var}" if pointer else var
+
+
+# Reading a private member without an accessor (a class that exposes its elements only through `operator()(i, j)`):
+# an explicit template instantiation may name a private member (C++ [temp.spec]), so a pointer to the member is
+# taken there and handed out by a friend function. Standard C++, no `#define private public`, which would change
+# the class the suggestion compiles.
+MEMBER_OF = ("template <typename Tag, typename Tag::type M> struct hpceval_member_of {\n"
+             "  friend typename Tag::type hpceval_member(Tag) { return M; }\n};")
+
+
+def private_member(glue, record: str, f: Field) -> str:
+    """`.*hpceval_member(tag{})`: the expression after an object of `record` that reaches its private field f, with
+    the namespace-scope declarations it needs added to the glue (once each)."""
+    tag = f"hpceval_tag_{record}_{f.name}"
+    ftype = f.decl.replace("{name}", "").strip()
+    for line in (MEMBER_OF, f"struct {tag} {{ typedef {ftype} {record}::*type; friend type hpceval_member({tag}); }};",
+                 f"template struct hpceval_member_of<{tag}, &{record}::{f.name}>;"):
+        if line not in glue.decls:
+            glue.decls.append(line)
+    return f".*hpceval_member({tag}{{}})"
 
 
 def _record(node: ts.Node, name: str, public: bool) -> Record:

@@ -37,7 +37,7 @@ def _dims(role: Role) -> list[str]:
     return [f"({d})" for d in role.shape]
 
 
-_VECTOR = re.compile(r"^\s*(?:std::|thrust::)?(?:vector|device_vector|host_vector|universal_vector)\s*<(.*)>\s*$",
+_VECTOR = re.compile(r"^\s*(?:std::|thrust::)?(?:vector|span|device_vector|host_vector|universal_vector)\s*<(.*)>\s*$",
                      re.DOTALL)
 
 
@@ -171,7 +171,8 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
             return arg
         if p.container in THRUST_VECTORS:
             return thrust_container(g, p, _c_elem(p, spec, role), name)
-        return name if p.container in ("vector", "template") else f"{name}.data()"
+        # a std::span (C++20) is a view of the driver's own vector: writes reach it, nothing to copy back
+        return name if p.container in ("vector", "span", "template") else f"{name}.data()"
     elem = _c_elem(p, spec, role)
     if pl.rank >= 3:
         rows, cols, prows, pcols = "*".join(_dims(role)), "1", "*".join(_dims(role)), "1"
@@ -205,7 +206,7 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
     elif p.container == "pointer" and space:
         arg, back = _space_pointer(g, pl, elem, f"{tmp}.data()")
         teardown.insert(0, back)
-    elif p.container in ("vector", "template"):
+    elif p.container in ("vector", "span", "template"):
         arg = tmp
     elif p.container in THRUST_VECTORS:  # built from the packed temporary, back into it before its unpack
         mark = len(g.teardown)
@@ -272,7 +273,7 @@ def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: 
         if (vec := vector_output(g, late, p, elem, size, target.name, f"hp_{role.name}")) is not None:
             return vec
         g.setup.append(f"std::vector<{elem}> hp_{role.name}((size_t)({size}), ({elem})NAN);")
-        arg = f"hp_{role.name}.data()"
+        arg = f"hp_{role.name}" if p.container == "span" else f"hp_{role.name}.data()"
         if p.container == "view" or (p.container == "template" and kokkos):
             arg, back = _kokkos_space(g, role.name, arg, _view_type(p, f"Kokkos::View<{elem}*>"), [f"(size_t)({size})"])
             g.teardown.append(back)
