@@ -65,6 +65,11 @@ for file in "$RUNS"/replay/*.jsonl; do
     fi
   done
 done
+for gpu_dir in "${GPU_DIRS[@]}"; do  # the GPU models' references, timed on the GPU machine
+  if [ "$TIMING" != 0 ] && [ -f "$gpu_dir/reference/evaluations.csv" ]; then
+    BASELINE+=(--baseline "$gpu_dir/reference")
+  fi
+done
 # all four LLMs in one report: leaderboard, pass@k for k <= 20, proficiency, speedups with CIs, and the paired
 # comparisons between them (comparisons.csv) on the prompts they share
 hpceval report "${DIRS[@]}" "${MERGE[@]}" "${BASELINE[@]}" --ks 1,5,10,20 --out "$RESULTS/pareval-2024"

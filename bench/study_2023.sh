@@ -46,6 +46,10 @@ fi
 declare -A NAME=([copilot]=github-copilot-2023 [llama2]=llama-2-70b-2023)
 declare -A DIRS=([copilot]=$RUNS/copilot [llama2]=$RUNS/llama2)
 MERGE=()
+BASELINE=(--baseline "$RUNS/reference")
+if [ -n "$GPU_DIR" ] && [ -f "$GPU_DIR/reference/evaluations.csv" ]; then  # the GPU models' references, timed there
+  BASELINE+=(--baseline "$GPU_DIR/reference")
+fi
 if [ -n "$GPU_DIR" ]; then
   MERGE=(--merge)
   for llm in copilot llama2; do
@@ -63,11 +67,11 @@ PY
   done
 fi
 # shellcheck disable=SC2086
-hpceval report ${DIRS[copilot]} "${MERGE[@]}" --baseline "$RUNS/reference" --out "$RESULTS/copilot-2023"
+hpceval report ${DIRS[copilot]} "${MERGE[@]}" "${BASELINE[@]}" --out "$RESULTS/copilot-2023"
 # shellcheck disable=SC2086
-hpceval report ${DIRS[llama2]} "${MERGE[@]}" --baseline "$RUNS/reference" --out "$RESULTS/llama2-2023"
+hpceval report ${DIRS[llama2]} "${MERGE[@]}" "${BASELINE[@]}" --out "$RESULTS/llama2-2023"
 # shellcheck disable=SC2086
-hpceval report ${DIRS[copilot]} ${DIRS[llama2]} "${MERGE[@]}" --baseline "$RUNS/reference" \
+hpceval report ${DIRS[copilot]} ${DIRS[llama2]} "${MERGE[@]}" "${BASELINE[@]}" \
   --out "$RESULTS/study-2023/comparison"
 # the per-suggestion CSVs (merged where a GPU run is given), with the LLM named as the report names it
 python3 - "$RESULTS" "${DIRS[copilot]}" "${DIRS[llama2]}" "${MERGE[@]}" <<'PY'
