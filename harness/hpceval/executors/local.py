@@ -131,6 +131,19 @@ def _visibility_mounts(argv: list[str], env: dict[str, str]) -> list[str]:
     return flags
 
 
+def nproc_limit(limits: Limits, cgroups: bool) -> int:
+    """RLIMIT_NPROC for a job. It counts every process of the host uid 65534, i.e. of all the sandboxes running at
+    once on the host, whatever harness process started them: with a per-job pids cgroup it is only a backstop;
+    without one, a job's share times one job per core. At the bare per-job value (256), nine GPU self-tests side by
+    side on a 64-core host made nvcc and the shell fail to fork ("Cannot fork", "Failed to preprocess host
+    compiler properties", libgomp's "Thread creation failed"): the harness's fault, some of it read as the
+    suggestion's build_error or runtime_error. A fork bomb still ends at the limit, the wall limit and the
+    sandbox's teardown."""
+    if cgroups:
+        return max(limits.pids, 4096)
+    return max(limits.pids, limits.pids * (os.cpu_count() or 1))
+
+
 def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool,
                argv: list[str] | None = None) -> list[str]:
     outside = SANDBOX_UID if _as_root() else os.getuid()
@@ -157,9 +170,7 @@ def _jail_argv(workdir: Path, env: dict[str, str], limits: Limits, cgroups: bool
         "--persona_addr_no_randomize",
         "--rlimit_as", str(limits.address_space_mb), "--rlimit_cpu", str(limits.cpu_s),
         "--rlimit_fsize", str(limits.file_size_mb), "--rlimit_nofile", str(limits.open_files),
-        # RLIMIT_NPROC counts all processes of the host uid 65534 (shared by concurrent jobs): with a per-job
-        # pids cgroup it is only a backstop.
-        "--rlimit_nproc", str(max(limits.pids, 4096) if cgroups else limits.pids), "--rlimit_stack", str(limits.stack_mb),
+        "--rlimit_nproc", str(nproc_limit(limits, cgroups)), "--rlimit_stack", str(limits.stack_mb),
         *private, "--bindmount_ro", f"{synthetic_etc()}:/etc", "--tmpfsmount", "/sys", *cpu_info, *gpu,
         *_visibility_mounts(argv, env),
         "--bindmount", f"{workdir}:/w", "--cwd", "/w",
