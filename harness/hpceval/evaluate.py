@@ -87,7 +87,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "27"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "28"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -195,7 +195,8 @@ class Evaluator:
         workdir = Path(tempfile.mkdtemp(prefix=prefix)) if self.keep_dirs else scratch.new_dir(prefix)
         try:
             e = self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
-                                 binding.mapping, binding.function, code, feasible_note)
+                                 binding.mapping, binding.function, code, feasible_note,
+                                 harness_synced=harness_launched(binding.call))
             return self._build_failed(e, code, binding.source or code, spec, model) \
                 if e.verdict == Verdict.build_error else e
         except SandboxError as exc:
@@ -206,7 +207,7 @@ class Evaluator:
 
     def _run_checks(self, workdir: Path, files: dict[str, str], spec: KernelSpec, model: ProgrammingModel,
                     toolchain: Toolchain, code: str, base: dict, mapping: dict[str, str],
-                    function: str = "", suggestion: str = "", note: str = "") -> Evaluation:
+                    function: str = "", suggestion: str = "", note: str = "", harness_synced: bool = False) -> Evaluation:
         for name, text in {**toolchain.unit_files(model), **files}.items():
             (workdir / name).write_text(text)
         adjust = toolchain.job_adjustments(spec, model, code)
@@ -215,7 +216,7 @@ class Evaluator:
                   toolchain=toolchain, code=code, mapping=mapping, env={**env, **adjust.env} if adjust else env,
                   build_limits=self.build_limits, run_limits=adjusted_limits(self.run_limits, adjust), seed=self.seed,
                   timing_wanted=self.timing, runner=self._runner(toolchain), base=base, adjust=adjust,
-                  function=function, suggestion=suggestion)
+                  function=function, suggestion=suggestion, harness_synced=harness_synced)
         job.note(adjust.note if adjust else "")
         job.note(note)
         prepare_timing(job)

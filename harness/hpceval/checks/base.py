@@ -56,6 +56,9 @@ class Job:
     timing_note: str = ""  # how the time was taken, when not the whole call's wall time (last in the evidence)
     serial: bool = False  # the thread check saw one thread at every validation size (decided at the timing size)
     standard: str | None = None  # the newer language standard the build needed (checks.build), for every command
+    # the call is the harness's own launch of the suggestion's kernel, ended by a device-wide synchronise
+    # (bind.glue.launch): no work of the suggestion can outlive it
+    harness_synced: bool = False
 
     @property
     def device(self) -> str:
