@@ -87,7 +87,7 @@ if [ "$TIMING" != 0 ]; then
   mkdir -p "$RESULTS/pareval-2024/reference"
   cp "$RUNS/reference/evaluations.csv" "$RESULTS/pareval-2024/reference/evaluations.csv"
 fi
-if [ "${PEER:-1}" != 0 ] && [ -f "$RUNS/peer/peer_verdicts.csv" ]; then
+if [ -f "$RUNS/peer/peer_verdicts.csv" ]; then  # PEER=0 skips grading with the peer, not comparing with it
   PEERS=("$RUNS/peer/peer_verdicts.csv")
   for gpu_dir in "${GPU_DIRS[@]}"; do
     [ -f "$gpu_dir/peer/peer_verdicts.csv" ] && PEERS+=("$gpu_dir/peer/peer_verdicts.csv")
