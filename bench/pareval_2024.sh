@@ -86,6 +86,12 @@ PY
 if [ "$TIMING" != 0 ]; then
   mkdir -p "$RESULTS/pareval-2024/reference"
   cp "$RUNS/reference/evaluations.csv" "$RESULTS/pareval-2024/reference/evaluations.csv"
+  for gpu_dir in "${GPU_DIRS[@]}"; do  # the GPU references timed on the device: the GPU rows' baseline
+    if [ -f "$gpu_dir/reference/evaluations.csv" ]; then
+      mkdir -p "$RESULTS/pareval-2024/reference-gpu"
+      cp "$gpu_dir/reference/evaluations.csv" "$RESULTS/pareval-2024/reference-gpu/evaluations.csv"
+    fi
+  done
 fi
 if [ -f "$RUNS/peer/peer_verdicts.csv" ]; then  # PEER=0 skips grading with the peer, not comparing with it
   PEERS=("$RUNS/peer/peer_verdicts.csv")
