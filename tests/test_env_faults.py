@@ -65,7 +65,10 @@ def test_numba_np_dot_runs(catalog, evaluator):
 
 
 class _StubToolchain:
-    """Two build steps; the runner decides what each returns."""
+    """Two build steps; the runner decides what each returns. A C compiler: no newer language standard to retry
+    with (Toolchain.standards), so every call the runner sees is the sandbox-limit logic's."""
+
+    standards: tuple[str, ...] = ()
 
     def build_steps(self, model):
         return [["cc", "-c", "kernel.c"], ["cc", "-o", "prog", "kernel.o"]]
