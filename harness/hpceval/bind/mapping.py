@@ -256,8 +256,8 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     boxed = boxed_scalars(fn)
     for p in params:
         opts = []
-        record = fn.types[p.name].role(kr, p.name) if p.name in fn.types else None
         own = fn.types.get(p.name)
+        record = own.role(kr, p.name) if own is not None else None
         if record is None and own is not None and getattr(own, "kind", "") == "record" and own.cls:
             # an object of the suggestion's own class that no record role fits: an array in its place fails on
             # its first attribute ('numpy.ndarray' object has no attribute 'rows'), the harness's fault
@@ -265,7 +265,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                             f"cannot build for this kernel")
         if record is not None:  # a record of the kernel's arrays (bind.adapt): scored per array it carries
             # only `A @ x` says so: a SciPy matrix where nothing else binds (a dense variant keeps its matrix)
-            opts.append((record, 3.0 * len(record.covers) if fn.types[p.name].record else 0.5))
+            opts.append((record, 3.0 * len(record.covers) if own.record else 0.5))
         for r in roles:
             sc = _pair_score(p, r, kr, lang)
             if sc is None and p.name in boxed and r.kind == "real" and not r.is_array and not r.extra:
@@ -305,7 +305,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         assigned_arrays = {r.name: params[pos] for pos, r in assign.items() if r is not None and r.is_array}
         m = Mapping(fn=fn, assign=dict(assign), score=base)
         if (clash := structure_problem(m.variant.split("+"), kr, fn) or scratch_as_output(assign, fn, lang)
-                or record_extents(assign, params, fn)) is not None:
+                or record_extents(assign, params)) is not None:
             return reasons.append(clash)
         missing = []
         for r in kr.canonical:
@@ -394,7 +394,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
         for r, sc in options[i]:
             if r is not None:
                 cov = set(r.covers)
-                if cov & used and not _shared_size(r, i, assign, params, fn):
+                if cov & used and not _shared_size(r, i, assign, params):
                     continue
                 assign[i] = r
                 search(i + 1, assign, used | cov, base + sc)
@@ -420,7 +420,7 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
     return best
 
 
-def _shared_size(r: Role, i: int, assign: dict[int, Role | None], params: list[SParam], fn: SFunction) -> bool:
+def _shared_size(r: Role, i: int, assign: dict[int, Role | None], params: list[SParam]) -> bool:
     """Whether parameter i may take size role r that others took already: a field of a record parameter (`unew.nx_`
     beside `u.nx_`; the rows and columns of a GEMM's three Matrix objects) beside the fields of other record
     parameters; never a plain parameter."""
@@ -433,7 +433,7 @@ def _shared_size(r: Role, i: int, assign: dict[int, Role | None], params: list[S
     return all(h is not None and h != owner for h in holders)
 
 
-def record_extents(assign: dict[int, Role | None], params: list[SParam], fn: SFunction) -> str | None:
+def record_extents(assign: dict[int, Role | None], params: list[SParam]) -> str | None:
     """Why a mapping gives a record a size field that is not an extent of the arrays it carries, or None.
 
     A record that carries arrays carries their shape: three Matrix objects of a GEMM each hold (rows, cols, data),

@@ -128,18 +128,18 @@ def _call_times(job: Job, plan: TimingPlan, host: list[float], probe_file: str |
     timed = [host[k] for k in plan.timed]
     per_call, how = job.toolchain.kernel_times(job.workdir, job.model, len(plan.calls), plan.warmup, job.code,
                                                probe_file=probe_file, nonce=plan.nonce)
-    if how.startswith("outside calls:") and "tampering" in how:
-        return job.verdict(Verdict.wrong_result, f"timing size {plan.label}: {how.split(':', 1)[1].strip()}",
-                           failed_size=plan.label), ""
-    if how.startswith("outside calls:") and job.harness_synced:
+    outside = how.split(":", 1)[1].strip() if how.startswith("outside calls:") else None
+    if outside is not None and "tampering" in how:
+        return job.verdict(Verdict.wrong_result, f"timing size {plan.label}: {outside}", failed_size=plan.label), ""
+    if outside is not None and job.harness_synced:
         # The harness launched the kernel and synchronised the device inside the call: nothing the suggestion
         # started can run past it, so device work seen outside the call windows is the probe's attribution (GPU
         # and host timestamps a few microseconds apart, summed over the calls; the harness's own copy-back right
         # after the end mark). Charging it made textbook kernels `wrong_model` on an H100 (13 of ParEval's 480).
         return timed, (f"whole calls, host clock (the probe placed device work outside the windows of calls "
-                       f"the harness synchronises itself: {how.split(':', 1)[1].strip()})")
-    if how.startswith("outside calls:"):
-        return job.verdict(Verdict.wrong_model, f"work continued after the call returned ({how.split(':', 1)[1].strip()})",
+                       f"the harness synchronises itself: {outside})")
+    if outside is not None:
+        return job.verdict(Verdict.wrong_model, f"work continued after the call returned ({outside})",
                            failed_size=plan.label), ""
     if not per_call:
         return timed, ""

@@ -138,8 +138,7 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
         inner = _element(m.group(2)) if m.group(1) in ("array", "span") else m.group(2).strip()
         if m.group(1) not in ("vector",):  # std::valarray/array/span, thrust's vectors (bind.adapt.cpp)
             p.container = m.group(1)
-        if m.group(1) == "span" and _element(m.group(2)) != m.group(2).strip() \
-                and "dynamic_extent" not in m.group(2):
+        if m.group(1) == "span" and inner != m.group(2).strip() and "dynamic_extent" not in m.group(2):
             p.container = "span_fixed"  # std::span<T, N>: a compile-time extent
         m = _CONTAINER.match(inner)
     kind, dtype = _c_type_info(inner, aliases)
