@@ -162,3 +162,14 @@ def test_python_matrix_objects_are_never_charged_for_the_glue(name, code, paper_
     assert e.verdict in (V.correct, V.unbindable), f"{e.verdict}: {e.evidence}"
     if e.verdict == V.unbindable:
         assert "own Matrix(rows, cols, data)" in e.evidence
+
+
+def test_a_broken_matrix_object_gemm_stays_in_the_score(paper_evaluate):
+    """The unbindable rule for the suggestion's own class must not take a failure out of the score: code that does
+    not import is graded before binding (compile first), so it stays `build_error`, never `unbindable`."""
+    broken = PY_CASES[1][1].replace("reshape(A.rows, A.cols)", "reshape(A.rows A.cols)")  # a syntax error mid-body
+    e = paper_evaluate(broken, "gemm", "python-numpy")
+    assert e.verdict == V.build_error, f"{e.verdict}: {e.evidence}"
+    cut = PY_CASES[1][1].replace("C.data[:] = (a @ b).ravel()", "C.data[:] = (a @ b).ravel(")  # cut off at the end
+    e = paper_evaluate(cut, "gemm", "python-numpy")
+    assert e.verdict == V.incomplete, f"{e.verdict}: {e.evidence}"
