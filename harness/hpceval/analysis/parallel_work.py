@@ -1,4 +1,5 @@
-"""Directive models (OpenMP, OpenMP offload, OpenACC; C/C++ and Fortran): does a parallel construct do the work?
+"""Directive and dispatch models (OpenMP, OpenMP offload, OpenACC in C/C++ and Fortran; Kokkos, SYCL): does a
+parallel construct do the work?
 
 The usage check only asks whether a directive is there, and the thread check whether threads ran at all; a
 suggestion that zeroes C in a `parallel for` and then computes the product in a plain serial loop nest passes
@@ -9,7 +10,9 @@ both. This analysis finds, in the bound function, the loops that write the kerne
   `teams` or `target` region, where the innermost such region is not a `single`/`master`/`masked` one (one
   thread); `simd` alone is vectorisation by one thread and does not count (consistent with the thread check);
 * OpenMP offload: an `omp target` compute region;
-* OpenACC: an `acc parallel`/`kernels`/`serial` compute region (a `data` region is not one).
+* OpenACC: an `acc parallel`/`kernels`/`serial` compute region (a `data` region is not one);
+* Kokkos: the argument list of a `parallel_for`/`parallel_reduce`/`parallel_scan` (its lambda; it also counts as
+  a loop, since it iterates); SYCL: that of a `parallel_for` or `single_task`.
 
 A write outside every construct still counts as the model's work when the value it stores is computed by a
 construct nested in the loop that makes the write (`for i { sum = 0; <parallel reduction over j into sum>; y[i] =
@@ -17,8 +20,10 @@ sum; }`: slow, but parallel): every deepest working assignment of a scalar the w
 write, must lie in a construct, so a token reduction beside a serial loop that computes the same scalar does not.
 
 Only writes that do work count: a literal fill (`C[i] = 0.0`) or a copy out of a local temporary is not the
-kernel's work, so a serial zeroing loop, an early-exit clear or a serial remainder loop next to a parallel main
-loop of the same depth pass. The analysis says nothing when it cannot tell: the bound function is not found,
+kernel's work (an output that is only copied is judged by the loops that compute the temporary: a Kokkos GEMM
+that zeroes a View in a `parallel_for`, computes it in a serial triple loop and copies it into C is caught there;
+accessors and mirrors are views the runtime fills, not temporaries computed on the host), so a serial zeroing
+loop, an early-exit clear or a serial remainder loop next to a parallel main loop of the same depth pass. The analysis says nothing when it cannot tell: the bound function is not found,
 directives come from macros (`_Pragma`, a `#define` naming omp/acc), or no output is written in a loop (writes
 through aliases, helpers, library calls).
 """
@@ -47,13 +52,37 @@ class Write:
 
 
 def family(usage: list[str]) -> str | None:
-    """The directive family a model's usage patterns require ('omp' or 'acc'), None for other models."""
+    """The construct family a model's usage patterns require ('omp', 'omp-target', 'acc', or the dispatching
+    models 'kokkos' and 'sycl'), None for other models."""
     text = " ".join(usage)
     if re.search(r"\bomp\b|\$omp", text):
         return "omp-target" if "target" in text else "omp"
     if re.search(r"\bacc\b|\$acc", text):
         return "acc"
+    if "Kokkos::parallel_" in text:
+        return "kokkos"
+    if "parallel_for" in text and "queue" in text:
+        return "sycl"
     return None
+
+
+# The dispatches whose function object runs in parallel: its argument list is the construct (a lambda defined there
+# runs in it; a functor's operator() lies outside the function and says nothing). SYCL's single_task runs on the
+# device like a serial `omp target` region, which the offload rule also accepts.
+DISPATCH = {"kokkos": re.compile(r"(?<![\w.>])(?:Kokkos::)?parallel_(?:for|reduce|scan)\s*(?:<[^;(]*?>)?\s*\("),
+            "sycl": re.compile(r"\b(?:parallel_for(?:_work_group)?|single_task)\s*(?:<[^;(]*?>)?\s*\(")}
+WHERE = {"omp": "parallel construct", "omp-target": "offload (omp target) construct",
+         "acc": "OpenACC compute construct (parallel/kernels/serial)", "kokkos": "Kokkos parallel dispatch",
+         "sycl": "SYCL kernel (parallel_for/single_task)"}
+
+
+def _dispatches(text: str, span: tuple[int, int], kind: str) -> list[tuple[int, int]]:
+    """[start, end) of the argument list of each dispatch of `kind` in the span (none for the directive models)."""
+    pattern = DISPATCH.get(kind)
+    if pattern is None:
+        return []
+    return [(span[0] + m.start(), _balanced(text, span[0] + m.end() - 1))
+            for m in pattern.finditer(text[span[0]:span[1]])]
 
 
 def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[str], kind: str) -> str | None:
@@ -65,33 +94,65 @@ def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[st
     span = _function_span(text, function.split("::")[-1].lower() if fortran else function.split("::")[-1], fortran)
     if span is None:
         return None
-    loops = _fortran_loops(text, span) if fortran else _c_loops(text, span)
+    dispatches = _dispatches(text, span, kind)
+    loops = (_fortran_loops(text, span) if fortran else _c_loops(text, span)) + dispatches  # a dispatch iterates
     found = [d for d in directives(text, fortran) if span[0] <= d.start < span[1]]
-    locals_ = _local_arrays(text[span[0]:span[1]], fortran)
+    locals_ = _local_arrays(text[span[0]:span[1]], fortran, text[:span[0]])
+
+    def covered(pos: int) -> tuple[bool, str]:
+        if kind in DISPATCH:
+            return any(lo <= pos < hi for lo, hi in dispatches), ""
+        return _covered(pos, found, kind)
+
     for name in sorted(outputs):
-        writes = [w for w in _writes(text, span, name.lower() if fortran else name, fortran, locals_) if w.work]
-        depth = {w.pos: sum(lo <= w.pos < hi for lo, hi in loops) for w in writes}
-        writes = [w for w in writes if depth[w.pos] > 0]
-        if not writes:
-            continue
-        deepest = max(depth[w.pos] for w in writes)
-        nest = [w for w in writes if depth[w.pos] == deepest]
-        verdicts = [_covered(w.pos, found, kind) for w in nest]
-        if any(ok for ok, _ in verdicts):
-            continue
-        if any(_value_from_construct(text, w, loops, found, kind, fortran, locals_) for w in nest):
-            continue
-        why = next((why for _, why in verdicts if why), "")
-        where = {"omp": "parallel construct", "omp-target": "offload (omp target) construct",
-                 "acc": "OpenACC compute construct (parallel/kernels/serial)"}[kind]
-        return (f"the loop nest writing {name} (`{nest[0].text.strip()[:60]}`, {deepest} loop"
-                f"{'s' if deepest > 1 else ''} deep) is outside any {where}{why}: the model did not do the kernel's "
-                f"work")
+        key = name.lower() if fortran else name
+        problem = _serial_writer(text, span, key, fortran, locals_, loops, found, kind, covered)
+        if problem is None:  # only copies: the work is in the temporaries they copy (followed one step)
+            for temp in sorted(_copied_from(text, span, key, fortran, locals_)):
+                problem = _serial_writer(text, span, temp, fortran, locals_, loops, found, kind, covered)
+                if problem:
+                    problem = problem.replace(f"writing {temp} (", f"writing {temp} (copied into {name}; ", 1)
+                    break
+        if problem:
+            return problem
     return None
 
 
+def _serial_writer(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str],
+                   loops: list[tuple[int, int]], found: list[Directive], kind: str, covered) -> str | None:
+    """The evidence that the deepest loop nest doing work on `name` lies outside every construct, else None (also
+    when no loop does work on it)."""
+    writes = [w for w in _writes(text, span, name, fortran, locals_) if w.work]
+    depth = {w.pos: sum(lo <= w.pos < hi for lo, hi in loops) for w in writes}
+    writes = [w for w in writes if depth[w.pos] > 0]
+    if not writes:
+        return None
+    deepest = max(depth[w.pos] for w in writes)
+    nest = [w for w in writes if depth[w.pos] == deepest]
+    verdicts = [covered(w.pos) for w in nest]
+    if any(ok for ok, _ in verdicts):
+        return None
+    if any(_value_from_construct(text, w, loops, found, kind, fortran, locals_, covered) for w in nest):
+        return None
+    why = next((why for _, why in verdicts if why), "")
+    return (f"the loop nest writing {name} (`{nest[0].text.strip()[:60]}`, {deepest} loop"
+            f"{'s' if deepest > 1 else ''} deep) is outside any {WHERE[kind]}{why}: the model did not do the kernel's "
+            f"work")
+
+
+def _copied_from(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str]) -> set[str]:
+    """The local temporaries whose elements are copied into `name` (`C[i*n+j] = Cv(i, j)`) in the span."""
+    out = set()
+    for w in _writes(text, span, name, fortran, locals_):
+        rhs = re.split(r"(?<![=!<>])=(?!=)", w.text, maxsplit=1)[-1].strip().rstrip(";").strip()
+        copy = re.fullmatch(r"([A-Za-z_]\w*)\s*[\[(][^\])]*[\])]", rhs)
+        if not w.work and copy and copy.group(1) in locals_:
+            out.add(copy.group(1).lower() if fortran else copy.group(1))
+    return out
+
+
 def _value_from_construct(text: str, write: Write, loops: list[tuple[int, int]], found: list[Directive], kind: str,
-                          fortran: bool, locals_: set[str]) -> bool:
+                          fortran: bool, locals_: set[str], covered=None) -> bool:
     """Whether the value `write` stores is computed in a construct of `kind` nested in the innermost loop around the
     write: each deepest working assignment, in that loop before the write, of a scalar the write reads is covered."""
     enclosing = [lp for lp in loops if lp[0] <= write.pos < lp[1]]
@@ -105,7 +166,8 @@ def _value_from_construct(text: str, write: Write, loops: list[tuple[int, int]],
         if not inner:
             continue
         deepest = max(depth[w.pos] for w in inner)
-        if all(_covered(w.pos, found, kind)[0] for w in inner if depth[w.pos] == deepest):
+        if all((covered(w.pos) if covered else _covered(w.pos, found, kind))[0] for w in inner
+               if depth[w.pos] == deepest):
             return True
     return False
 
@@ -185,8 +247,9 @@ def _fortran_loops(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
     return loops
 
 
-def _local_arrays(body: str, fortran: bool) -> set[str]:
-    """Arrays the function declares itself (temporaries): a copy out of one is not the kernel's work."""
+def _local_arrays(body: str, fortran: bool, before: str = "") -> set[str]:
+    """Arrays the function declares itself (temporaries): a copy out of one is not the kernel's work, the loops that
+    compute it are. `before`: the code above the function, where a `using` alias of a Kokkos View may be."""
     if fortran:
         names = set()
         for line in body.splitlines():
@@ -197,8 +260,15 @@ def _local_arrays(body: str, fortran: bool) -> set[str]:
                     names |= set(re.findall(r"([a-z_]\w*)", decl))
         return names
     names = set(re.findall(r"\b(?:double|float|int|long|auto)\s*\*?\s*([A-Za-z_]\w*)\s*(?:\[|=\s*(?:new|\(|static_cast|"
-                           r"malloc|calloc|aligned_alloc))", body))
+                           r"malloc|calloc|aligned_alloc|(?:sycl::)?malloc_\w+))", body))
     names |= set(re.findall(r"\bstd::(?:vector|array|unique_ptr)\s*<[^;{]*?>\s*([A-Za-z_]\w*)", body))
+    # views of device data on the host: a SYCL accessor, a Kokkos mirror (copied back by the runtime, not computed)
+    names |= set(re.findall(r"\b(?:auto|(?:sycl::)?(?:host_)?accessor\s*<[^;]*?>)\s*&?\s*([A-Za-z_]\w*)\s*(?:=|\{|\()"
+                            r"[^;]*?\b(?:get_access|get_host_access|host_accessor|create_mirror(?:_view)?)\b", body))
+    views = {"Kokkos::View", "View"} | set(re.findall(r"\busing\s+(\w+)\s*=\s*(?:Kokkos::)?View\s*<", before + body))
+    views |= set(re.findall(r"\btypedef\s+(?:Kokkos::)?View\s*<[^;]*>\s*(\w+)\s*;", before + body))
+    for v in views:  # a View the function makes itself: `Kokkos::View<double*> t("t", n)`, `Matrix Cv("C", m, n)`
+        names |= set(re.findall(rf"(?<![\w:]){re.escape(v)}\s*(?:<[^;{{]*?>)?\s+([A-Za-z_]\w*)\s*[({{]\s*\"", body))
     return names
 
 
@@ -222,11 +292,12 @@ def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_:
                 out.append(Write(name, pos + len(line) - len(line.lstrip()), work, stmt))
             pos += len(line)
         return out
-    head = rf"(?<![\w.>:\]])\b{re.escape(name)}(?=\s*[-+*/%&|^=])" if scalar else rf"(?<![\w.>:])\b{re.escape(name)}\s*\["
+    # an element: `y[i]`, `C[i][j]`, or a View's / an accessor's call operator `C(i, j)`
+    head = rf"(?<![\w.>:\]])\b{re.escape(name)}(?=\s*[-+*/%&|^=])" if scalar else rf"(?<![\w.>:])\b{re.escape(name)}\s*[\[(]"
     for m in re.finditer(head, body):
         end = m.end() if scalar else m.end() - 1
-        while end < len(body) and body[end] == "[":
-            end = _balanced(body, end, "[", "]")
+        while end < len(body) and body[end] in "[(":
+            end = _balanced(body, end, body[end], "]" if body[end] == "[" else ")")
             while end < len(body) and body[end] in " \t":
                 end += 1
         op = re.match(r"\s*(\+\+|--|[-+*/%&|^]=|=(?!=))", body[end:])

@@ -1,7 +1,9 @@
-"""Directive models: the parallel (or offload) construct encloses the loop nest that writes the outputs.
+"""Directive and dispatch models: the parallel (or offload) construct encloses the loop nest that writes the outputs.
 
-A directive anywhere in the code satisfies the usage check, and a parallel zeroing loop starts threads; neither
-shows that the model did the kernel's work. `analysis.parallel_work` finds the loops writing the outputs (the
+A directive (or a `Kokkos::parallel_for`, a SYCL `parallel_for`) anywhere in the code satisfies the usage check,
+and a parallel zeroing loop starts threads; neither shows that the model did the kernel's work. For Kokkos and
+SYCL the constructs are the dispatches' argument lists (their lambdas); a copy out of a local temporary (a View, a
+USM allocation) is followed to the loops that computed the temporary. `analysis.parallel_work` finds the loops writing the outputs (the
 binding says which suggestion parameters those are) and reports a serial one as `wrong_model`. It says nothing
 where the text does not show it plainly.
 """
