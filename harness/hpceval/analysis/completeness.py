@@ -262,6 +262,17 @@ def _fortran(code: str) -> str | None:
 _CAN_DEFINE = re.compile(r"\b(?:def|lambda)\b")  # what could make a function, read without a parse
 
 
+def _open_to_the_end(code: str, lineno: int | None) -> bool:
+    """Whether a bracket left open at `lineno` runs to the end of the text (every later line is a continuation,
+    indented deeper): the text was cut off inside it. A statement after it at the bracket line's indentation or
+    less (`a = rs / (p @ ap` followed by the rest of the loop and a `return`) makes it a syntax error mid-body."""
+    lines = code.split("\n")
+    if not lineno or lineno > len(lines):
+        return True
+    depth = len(lines[lineno - 1]) - len(lines[lineno - 1].lstrip())
+    return all(len(t) - len(t.lstrip()) > depth for t in lines[lineno:] if t.strip() and not t.lstrip().startswith("#"))
+
+
 def _python(code: str) -> str | None:
     if not strip_comments(code, "python").strip():
         return "incomplete: comments only"
@@ -272,7 +283,7 @@ def _python(code: str) -> str | None:
         msg = (exc.msg or "").lower()
         # cut off where the text ends: the parser stops at its last line (`for ...:` with no body, `y = x +`, an
         # unclosed bracket or string); an error with lines after it (`def f(x)` missing its colon) is a syntax error
-        if (exc.lineno or 0) >= last or "eof" in msg or "never closed" in msg:
+        if (exc.lineno or 0) >= last or "eof" in msg or ("never closed" in msg and _open_to_the_end(code, exc.lineno)):
             return f"incomplete: cut off ({exc.msg} at line {exc.lineno})"
         if not _CAN_DEFINE.search(strip_comments(code, "python")):  # no kernel whatever the parser says (the
             # precedence: incomplete before build_error); `def` even inside a string leaves it to the import

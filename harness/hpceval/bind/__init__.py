@@ -110,7 +110,7 @@ def render_unit(code: str, spec: KernelSpec, lang: Language, binding: Binding, h
 
         files["driver.py"] = _ENV.get_template("python.j2").render(
             kernel_file="kernel.py", host_value=(HOST_VALUE_SOURCE + DEVICE_GUARD_SOURCE).strip("\n"), scalar_types="[" + ", ".join(scalars) + "]",
-            arrays="[" + ", ".join(arrays) + "]", **context)
+            arrays="[" + ", ".join(arrays) + "]", returned_scalar=spec.returned is not None, **context)
     elif lang.id == "cpp":
         from hpceval.analysis.completeness import drop_local_headers
         from hpceval.bind.shield import shield
