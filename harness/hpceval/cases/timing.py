@@ -414,6 +414,17 @@ def _input_sets(spec: KernelSpec, size: dict[str, int], sets: int, rng: random.R
 _SHARED: dict[tuple, tuple[list, list, dict]] = {}  # the last few (spec, size) input sets of this process, newest last
 _SHARED_KEEP = 3
 _SHARED_LOCK = threading.Lock()
+# What checks.timing.prepare has started making ahead for the shared sets now kept: a shared key, and (key, layout)
+# per language layout. Forgotten with the sets they were made for: sets made again after an eviction (a run over
+# more kernels than are kept, a Dask worker serving several runs) are prepared again, not computed in the first
+# timing check's comparison.
+PREPARED: set[tuple] = set()
+PREPARED_LOCK = threading.Lock()
+
+
+def _forget_prepared(key: tuple) -> None:
+    with PREPARED_LOCK:
+        PREPARED.difference_update({e for e in PREPARED if e == key or e[0] == key})
 
 
 def shared_key(spec: KernelSpec, size: dict[str, int], reps: int, sets: int = SETS) -> tuple:
@@ -429,7 +440,9 @@ def _shared_sets(spec: KernelSpec, size: dict[str, int], reps: int, sets: int) -
             inputs = _input_sets(spec, size, sets, rng)
             _SHARED[key] = (inputs, [rng.getrandbits(62) for _ in inputs], {})
             while len(_SHARED) > _SHARED_KEEP:
-                _SHARED.pop(next(iter(_SHARED)))
+                evicted = next(iter(_SHARED))
+                _SHARED.pop(evicted)
+                _forget_prepared(evicted)
         entry = _SHARED.pop(key)
         _SHARED[key] = entry
         return entry

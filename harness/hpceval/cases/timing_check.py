@@ -101,14 +101,22 @@ def prepare_references(spec: KernelSpec, size: dict[str, int], reps: int) -> Non
 
 
 def prepare_layouts(spec: KernelSpec, size: dict[str, int], reps: int, lang: Language) -> None:
-    """The shared sets' files' contents in this language's layout (and the Python driver's class indices), made
-    now, while a suggestion builds and validates, instead of in its timing run's preparation."""
+    """The shared sets' files' contents in this language's layout (and the Python driver's class indices), and the
+    references' fingerprint sums in its storage order, made now, while a suggestion builds and validates, instead
+    of in its timing run's preparation and its first check (the sums weigh every class's reference at the timing
+    size: a second or two for the first suggestion of each kernel and storage order, charged to its comparison)."""
     plan = shared_plan(spec, size, reps)
     for s in range(len(plan.sets)):
         for p in plan.arrays_of_set(s):
             plan.laid_out(s, p, lang)
             if lang.class_indices and p.name in plan.scaled:
                 plan.class_indices(s, p.name, array_shape(p, plan.sets[s]), lang.array_order)
+        if spec.custom_check is None:
+            with NUMPY_LOCK:
+                ref = _set_reference(spec, plan, s)
+                for p in spec.outputs:
+                    if p.is_array and p.name in ref.expected[0]:
+                        ref.fingerprint_sums(p, plan.sets[s], lang.array_order)
 
 
 def check_calls(workdir: Path, spec: KernelSpec, lang: Language, plan: TimingPlan, record: TimingRecord) -> CallsCheck:

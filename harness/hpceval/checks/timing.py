@@ -24,7 +24,7 @@ import secrets
 import statistics
 import threading
 
-from hpceval.cases.timing import TimingPlan, make_plan, read_record, shared_key, write_plan
+from hpceval.cases.timing import PREPARED, PREPARED_LOCK, TimingPlan, make_plan, read_record, shared_key, write_plan
 from hpceval.cases.timing_check import check_calls, prepare_layouts, prepare_references
 from hpceval.ceilings import lower_bound
 from hpceval.checks.base import Job, check
@@ -40,8 +40,6 @@ def timing_size(job: Job) -> dict[str, int]:
     return dict(gpu) if gpu and job.device == "gpu" else dict(job.spec.sizes.timing)
 
 
-_PREPARED: set[tuple] = set()
-_PREPARED_LOCK = threading.Lock()
 
 
 def prepare(job: Job) -> None:
@@ -55,9 +53,9 @@ def prepare(job: Job) -> None:
     reps = job.spec.sizes.timing_reps
     key = shared_key(job.spec, size, reps)
     layout = (key, job.lang.array_order, job.lang.index_base, job.lang.class_indices)
-    with _PREPARED_LOCK:
-        todo = [k for k in (key, layout) if k not in _PREPARED]
-        _PREPARED.update(todo)
+    with PREPARED_LOCK:  # forgotten when the sets are evicted (cases.timing), so made again for new sets
+        todo = [k for k in (key, layout) if k not in PREPARED]
+        PREPARED.update(todo)
     if not todo:
         return
 
