@@ -106,10 +106,10 @@ def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[st
 
     for name in sorted(outputs):
         key = name.lower() if fortran else name
-        problem = _serial_writer(text, span, key, fortran, locals_, loops, found, kind, covered)
+        problem = _serial_writer(text, span, key, name, fortran, locals_, loops, found, kind, covered)
         if problem is None:  # only copies: the work is in the temporaries they copy (followed one step)
             for temp in sorted(_copied_from(text, span, key, fortran, locals_)):
-                problem = _serial_writer(text, span, temp, fortran, locals_, loops, found, kind, covered)
+                problem = _serial_writer(text, span, temp, temp, fortran, locals_, loops, found, kind, covered)
                 if problem:
                     problem = problem.replace(f"writing {temp} (", f"writing {temp} (copied into {name}; ", 1)
                     break
@@ -118,10 +118,10 @@ def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[st
     return None
 
 
-def _serial_writer(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str],
+def _serial_writer(text: str, span: tuple[int, int], name: str, shown: str, fortran: bool, locals_: set[str],
                    loops: list[tuple[int, int]], found: list[Directive], kind: str, covered) -> str | None:
-    """The evidence that the deepest loop nest doing work on `name` lies outside every construct, else None (also
-    when no loop does work on it)."""
+    """The evidence (naming the array `shown`) that the deepest loop nest doing work on `name` lies outside every
+    construct, else None (also when no loop does work on it)."""
     writes = [w for w in _writes(text, span, name, fortran, locals_) if w.work]
     depth = {w.pos: sum(lo <= w.pos < hi for lo, hi in loops) for w in writes}
     writes = [w for w in writes if depth[w.pos] > 0]
@@ -135,7 +135,7 @@ def _serial_writer(text: str, span: tuple[int, int], name: str, fortran: bool, l
     if any(_value_from_construct(text, w, loops, found, kind, fortran, locals_, covered) for w in nest):
         return None
     why = next((why for _, why in verdicts if why), "")
-    return (f"the loop nest writing {name} (`{nest[0].text.strip()[:60]}`, {deepest} loop"
+    return (f"the loop nest writing {shown} (`{nest[0].text.strip()[:60]}`, {deepest} loop"
             f"{'s' if deepest > 1 else ''} deep) is outside any {WHERE[kind]}{why}: the model did not do the kernel's "
             f"work")
 
