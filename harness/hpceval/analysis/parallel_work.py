@@ -23,7 +23,8 @@ Only writes that do work count: a literal fill (`C[i] = 0.0`) or a copy out of a
 kernel's work (an output that is only copied is judged by the loops that compute the temporary: a Kokkos GEMM
 that zeroes a View in a `parallel_for`, computes it in a serial triple loop and copies it into C is caught there;
 accessors and mirrors are views the runtime fills, not temporaries computed on the host), so a serial zeroing
-loop, an early-exit clear or a serial remainder loop next to a parallel main loop of the same depth pass. The analysis says nothing when it cannot tell: the bound function is not found,
+loop, an early-exit clear or a serial remainder loop next to a parallel main loop of the same depth pass. The
+analysis says nothing when it cannot tell: the bound function is not found,
 directives come from macros (`_Pragma`, a `#define` naming omp/acc), or no output is written in a loop (writes
 through aliases, helpers, library calls).
 """
@@ -49,7 +50,7 @@ class Write:
     pos: int
     work: bool
     text: str
-
+    copy_of: str | None = None  # the local temporary whose element a write that is no work copies
 
 def family(usage: list[str]) -> str | None:
     """The construct family a model's usage patterns require ('omp', 'omp-target', 'acc', or the dispatching
@@ -105,24 +106,24 @@ def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[st
         return _covered(pos, found, kind)
 
     for name in sorted(outputs):
-        key = name.lower() if fortran else name
-        problem = _serial_writer(text, span, key, name, fortran, locals_, loops, found, kind, covered)
+        writes = _writes(text, span, name.lower() if fortran else name, fortran, locals_)
+        problem = _serial_writer(text, writes, name, "", loops, fortran, locals_, kind, covered)
         if problem is None:  # only copies: the work is in the temporaries they copy (followed one step)
-            for temp in sorted(_copied_from(text, span, key, fortran, locals_)):
-                problem = _serial_writer(text, span, temp, temp, fortran, locals_, loops, found, kind, covered)
+            for temp in sorted({w.copy_of for w in writes if w.copy_of}):
+                problem = _serial_writer(text, _writes(text, span, temp, fortran, locals_), temp,
+                                         f"copied into {name}; ", loops, fortran, locals_, kind, covered)
                 if problem:
-                    problem = problem.replace(f"writing {temp} (", f"writing {temp} (copied into {name}; ", 1)
                     break
         if problem:
             return problem
     return None
 
 
-def _serial_writer(text: str, span: tuple[int, int], name: str, shown: str, fortran: bool, locals_: set[str],
-                   loops: list[tuple[int, int]], found: list[Directive], kind: str, covered) -> str | None:
-    """The evidence (naming the array `shown`) that the deepest loop nest doing work on `name` lies outside every
-    construct, else None (also when no loop does work on it)."""
-    writes = [w for w in _writes(text, span, name, fortran, locals_) if w.work]
+def _serial_writer(text: str, writes: list[Write], shown: str, via: str, loops: list[tuple[int, int]], fortran: bool,
+                   locals_: set[str], kind: str, covered) -> str | None:
+    """The evidence (naming the array `shown`, and `via` how it reaches the output) that the deepest loop nest
+    doing work among `writes` lies outside every construct, else None (also when no loop does work)."""
+    writes = [w for w in writes if w.work]
     depth = {w.pos: sum(lo <= w.pos < hi for lo, hi in loops) for w in writes}
     writes = [w for w in writes if depth[w.pos] > 0]
     if not writes:
@@ -132,27 +133,16 @@ def _serial_writer(text: str, span: tuple[int, int], name: str, shown: str, fort
     verdicts = [covered(w.pos) for w in nest]
     if any(ok for ok, _ in verdicts):
         return None
-    if any(_value_from_construct(text, w, loops, found, kind, fortran, locals_, covered) for w in nest):
+    if any(_value_from_construct(text, w, loops, fortran, locals_, covered) for w in nest):
         return None
     why = next((why for _, why in verdicts if why), "")
-    return (f"the loop nest writing {shown} (`{nest[0].text.strip()[:60]}`, {deepest} loop"
+    return (f"the loop nest writing {shown} ({via}`{nest[0].text.strip()[:60]}`, {deepest} loop"
             f"{'s' if deepest > 1 else ''} deep) is outside any {WHERE[kind]}{why}: the model did not do the kernel's "
             f"work")
 
 
-def _copied_from(text: str, span: tuple[int, int], name: str, fortran: bool, locals_: set[str]) -> set[str]:
-    """The local temporaries whose elements are copied into `name` (`C[i*n+j] = Cv(i, j)`) in the span."""
-    out = set()
-    for w in _writes(text, span, name, fortran, locals_):
-        rhs = re.split(r"(?<![=!<>])=(?!=)", w.text, maxsplit=1)[-1].strip().rstrip(";").strip()
-        copy = re.fullmatch(r"([A-Za-z_]\w*)\s*[\[(][^\])]*[\])]", rhs)
-        if not w.work and copy and copy.group(1) in locals_:
-            out.add(copy.group(1).lower() if fortran else copy.group(1))
-    return out
-
-
-def _value_from_construct(text: str, write: Write, loops: list[tuple[int, int]], found: list[Directive], kind: str,
-                          fortran: bool, locals_: set[str], covered=None) -> bool:
+def _value_from_construct(text: str, write: Write, loops: list[tuple[int, int]], fortran: bool, locals_: set[str],
+                          covered) -> bool:
     """Whether the value `write` stores is computed in a construct of `kind` nested in the innermost loop around the
     write: each deepest working assignment, in that loop before the write, of a scalar the write reads is covered."""
     enclosing = [lp for lp in loops if lp[0] <= write.pos < lp[1]]
@@ -166,8 +156,7 @@ def _value_from_construct(text: str, write: Write, loops: list[tuple[int, int]],
         if not inner:
             continue
         deepest = max(depth[w.pos] for w in inner)
-        if all((covered(w.pos) if covered else _covered(w.pos, found, kind))[0] for w in inner
-               if depth[w.pos] == deepest):
+        if all(covered(w.pos)[0] for w in inner if depth[w.pos] == deepest):
             return True
     return False
 
@@ -265,8 +254,9 @@ def _local_arrays(body: str, fortran: bool, before: str = "") -> set[str]:
     # views of device data on the host: a SYCL accessor, a Kokkos mirror (copied back by the runtime, not computed)
     names |= set(re.findall(r"\b(?:auto|(?:sycl::)?(?:host_)?accessor\s*<[^;]*?>)\s*&?\s*([A-Za-z_]\w*)\s*(?:=|\{|\()"
                             r"[^;]*?\b(?:get_access|get_host_access|host_accessor|create_mirror(?:_view)?)\b", body))
-    views = {"Kokkos::View", "View"} | set(re.findall(r"\busing\s+(\w+)\s*=\s*(?:Kokkos::)?View\s*<", before + body))
-    views |= set(re.findall(r"\btypedef\s+(?:Kokkos::)?View\s*<[^;]*>\s*(\w+)\s*;", before + body))
+    declared = before + body
+    views = {"Kokkos::View", "View"} | set(re.findall(r"\busing\s+(\w+)\s*=\s*(?:Kokkos::)?View\s*<", declared))
+    views |= set(re.findall(r"\btypedef\s+(?:Kokkos::)?View\s*<[^;]*>\s*(\w+)\s*;", declared))
     for v in views:  # a View the function makes itself: `Kokkos::View<double*> t("t", n)`, `Matrix Cv("C", m, n)`
         names |= set(re.findall(rf"(?<![\w:]){re.escape(v)}\s*(?:<[^;{{]*?>)?\s+([A-Za-z_]\w*)\s*[({{]\s*\"", body))
     return names
@@ -289,7 +279,8 @@ def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_:
             if m and not line.lstrip().startswith("!") and not (scalar and m.group(1)):
                 rhs = m.group(2).split("!")[0].strip()
                 work = bool(re.search(rf"\b{re.escape(name)}\b", rhs)) or _is_work(rhs, locals_)
-                out.append(Write(name, pos + len(line) - len(line.lstrip()), work, stmt))
+                out.append(Write(name, pos + len(line) - len(line.lstrip()), work, stmt,
+                                 None if work else _copy_source(rhs, locals_)))
             pos += len(line)
         return out
     # an element: `y[i]`, `C[i][j]`, or a View's / an accessor's call operator `C(i, j)`
@@ -306,14 +297,18 @@ def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_:
         stop = body.find(";", end)
         rhs = body[end + op.end():stop if stop >= 0 else len(body)].strip()
         work = op.group(1) != "=" or _is_work(rhs, locals_)
-        out.append(Write(name, span[0] + m.start(), work, body[m.start():stop if stop >= 0 else None]))
+        out.append(Write(name, span[0] + m.start(), work, body[m.start():stop if stop >= 0 else None],
+                         None if work else _copy_source(rhs, locals_)))
     return out
 
 
 def _is_work(rhs: str, locals_: set[str]) -> bool:
     """Whether a plain assignment's right-hand side computes something (not a literal fill, not a copy of a
     temporary's element)."""
-    if _LITERAL.fullmatch(rhs):
-        return False
+    return not _LITERAL.fullmatch(rhs) and _copy_source(rhs, locals_) is None
+
+
+def _copy_source(rhs: str, locals_: set[str]) -> str | None:
+    """The local temporary a right-hand side only copies an element of (`Cv(i, j)`, `tmp[i]`), else None."""
     copy = re.fullmatch(r"([A-Za-z_]\w*)\s*[\[(][^\])]*[\])]", rhs)
-    return not (copy and copy.group(1) in locals_)
+    return copy.group(1) if copy and copy.group(1) in locals_ else None
