@@ -154,12 +154,12 @@ def matmul(A: Matrix, B: Matrix, C: Matrix) -> None:
 
 @pytest.mark.parametrize("name,code", PY_CASES, ids=[c[0] for c in PY_CASES])
 def test_python_matrix_objects_are_never_charged_for_the_glue(name, code, paper_evaluate):
-    """Three objects of a Python Matrix class in a GEMM: the Python record adapter builds a class of one array and
-    sizes named like the kernel's (test_python_record_sizes.py), not yet one whose sizes are each matrix's own
-    extents. Until it does, right code is `unbindable` (counted beside the score), never a NumPy array in the
-    object's place and a `runtime_error` ('numpy.ndarray' object has no attribute 'rows') charged to the LLM."""
+    """Three objects of a Python Matrix class in a GEMM, each with its own extents, taken in and returned: built
+    from the mapped fields (bind.adapt.python_records), and a returned Matrix read back through its one array of
+    the output's size; right code is `correct`, never a NumPy array in the object's place and a `runtime_error`
+    ('numpy.ndarray' object has no attribute 'rows') charged to the LLM."""
     e = paper_evaluate(code, "gemm", "python-numpy")
-    assert e.verdict in (V.correct, V.unbindable), f"{e.verdict}: {e.evidence}"
+    assert e.verdict == V.correct, f"{e.verdict}: {e.evidence}"
     if e.verdict == V.unbindable:
         assert "own Matrix(rows, cols, data)" in e.evidence
 

@@ -40,11 +40,12 @@ from hpceval.checks.builds_alone import (
     alone_files,
     alone_steps,
     decide,
+    declared_never_defined,
     from_result,
     glue_fault_lines,
     missing_names,
 )
-from hpceval.checks.data_mapping import maps_data
+from hpceval.checks.data_mapping import graded_as_mapped, maps_data
 from hpceval.checks.data_sharing import shares_correctly
 from hpceval.checks.driver_access import reaches_no_driver
 from hpceval.checks.dynamic_usage import ran_with_model
@@ -87,7 +88,7 @@ CHECKS: tuple[Check, ...] = (
     threads_at_timing_size,  # one thread at every size, the timing size included (wrong_model)
 )
 
-EVALUATOR_VERSION = "29"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
+EVALUATOR_VERSION = "30"  # part of every cache key: bump when a verdict can change without a driver file changing (toolchain env)
 
 
 def normalize_code(code: str) -> str:
@@ -186,6 +187,8 @@ class Evaluator:
             return Evaluation(verdict=Verdict.incomplete, evidence=missing, **base)
         spec = graded or graded_spec(spec, binding)  # a variant at random extra values, in the precision graded
         spec, feasible_note = feasible_timing(spec, self.run_limits)  # a dense CG is timed where it fits
+        spec, mapped_note = graded_as_mapped(spec, code, lang, model, binding.mapping)  # copyout of a kept output
+        feasible_note = "; ".join(n for n in (feasible_note, mapped_note) if n)
         try:
             files = binding.files or render_unit(code, spec, lang, binding, toolchain.unit_hooks(model, code),
                                                         toolchain.driver_ext)
@@ -197,6 +200,8 @@ class Evaluator:
             e = self._run_checks(workdir, files, spec, model, toolchain, _checked_code(code, binding), base,
                                  binding.mapping, binding.function, code, feasible_note,
                                  harness_synced=harness_launched(binding.call))
+            if mapped_note and e.verdict == Verdict.wrong_result:  # why its kept elements came back undefined
+                e = e.model_copy(update={"evidence": f"{e.evidence}; data mapping: {mapped_note}"})
             return self._build_failed(e, code, binding.source or code, spec, model) \
                 if e.verdict == Verdict.build_error else e
         except SandboxError as exc:
@@ -277,6 +282,11 @@ class Evaluator:
         reason = _completeness(code, model.language)
         if reason and CUT_OFF in reason and not missing_names(reason):
             return e.model_copy(update={"verdict": Verdict.incomplete, "evidence": f"{reason}; the build: {e.evidence}"})
+        declared = declared_never_defined(code, model.language, e.evidence)
+        if declared:  # a prototype and no body: the helper is missing, as one called without any declaration
+            return e.model_copy(update={"verdict": Verdict.incomplete, "evidence": "incomplete: calls helpers it "
+                                        f"declares but never defines: {', '.join(f'`{n}`' for n in declared)} (the "
+                                        f"linker: undefined reference); the build: {e.evidence}"})
         return self._glue_fault(e, bound, spec, model)
 
     def _glue_fault(self, e: Evaluation, code: str, spec: KernelSpec, model: ProgrammingModel) -> Evaluation:

@@ -4,8 +4,9 @@ on one small validation case before the full run, and the first that validates i
 
 Growing name lists cannot settle `f(p, q, A, x, y)` with no loop that tells rows from columns; running it can, in
 one build per candidate on the smallest case whose sizes all differ (a 1 x 1 case tells nothing apart). The
-mapping kept and what was tried go into the evidence; when none validates, the best-scored mapping is graded as
-usual (its failure is the suggestion's, since every plausible reading failed).
+mapping kept and what was tried go into the evidence; when none validates, the reading under which the suggestion
+got furthest (FURTHEST; the best-scored on ties) is graded as usual (its failure is the suggestion's, since every
+plausible reading failed).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def probe(evaluator: Evaluator, code: str, spec: KernelSpec, model: ProgrammingM
     candidates = [binding.model_copy(update={"alternatives": []}), *binding.alternatives][:4]
     quiet = dataclasses.replace(evaluator, timing=False)
     tried = []
+    furthest: tuple[int, int] | None = None  # (how far, index): the reading under which the suggestion got furthest
     for i, cand in enumerate(candidates):
         graded = graded_spec(spec, cand)
         case = distinguishing_case(graded)
@@ -55,4 +57,16 @@ def probe(evaluator: Evaluator, code: str, spec: KernelSpec, model: ProgrammingM
                     f"{', '.join(f'{k}={v}' for k, v in case.items())}; kept {mapping}"
                     + (f" (before it: {'; '.join(tried[:-1])})" if i else ""))
             return cand, note
-    return candidates[0], f"probe: none of {len(candidates)} plausible mappings validated ({'; '.join(tried)})"
+        reached = FURTHEST.index(e.verdict.value) if e.verdict.value in FURTHEST else len(FURTHEST)
+        if furthest is None or reached < furthest[0]:
+            furthest = (reached, i)
+    keep = furthest[1] if furthest is not None else 0
+    kept = f"; graded: {tried[keep].rsplit(':', 1)[0]}" if keep else ""
+    return candidates[keep], f"probe: none of {len(candidates)} plausible mappings validated ({'; '.join(tried)}){kept}"
+
+
+# When no reading validates, the one under which the suggestion got furthest is graded: right numbers by another
+# model's work, then a wrong answer, then a timeout, then a crash. A crash under one reading beside a run under
+# another is the reading's fault (a matrix handed with the other matrix's shape), not the suggestion's; ties keep
+# the best-scored reading.
+FURTHEST = ["wrong_model", "wrong_result", "timeout", "runtime_error"]

@@ -224,16 +224,7 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
         return None
     fortran = lang.id == "fortran"
     found = directives(code, fortran)
-    mentions: dict[str, set[str]] = {}
-    for d in found:
-        for var, kinds in d.mentions.items():
-            mentions.setdefault(var, set()).update(kinds)
-        if re.match(r"\s*update\b", d.text, re.IGNORECASE):  # `update from(y)` / `update self(y)` bring data back
-            for var, kinds in d.mentions.items():
-                if kinds & {"from", "self", "host"}:
-                    mentions[var].add("from")
-                if kinds & {"to", "device"}:
-                    mentions[var].add("copyin")
+    mentions = _mentions(found)
     pointers = set() if fortran else _c_pointers(code)
     parameters = _parameters(code, fortran)
     for d in (d for d in found if d.is_compute):
@@ -263,13 +254,49 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
                         f"on a GPU its values would never be copied to the device")
         for name in sorted(written & parameters):
             kinds = mentions.get(name)
-            if kinds is None or kinds & DEVICE_POINTER_CLAUSES:
-                continue
+            if kinds is None or kinds & DEVICE_POINTER_CLAUSES or kinds == {"present"}:
+                continue  # `present` alone: mapped by the caller (a helper inside the caller's data region)
             if not kinds & (FROM_TYPES | {"tofrom"}):
                 return (f"{_as_written(region, name)} is written inside an offload region but only mapped "
                         f"{'/'.join(sorted(kinds))}: "
                         f"on a GPU the result would never be copied back to the host")
     return None
+
+
+def _mentions(found: list[Directive]) -> dict[str, set[str]]:
+    """Per variable, every data-clause kind any directive gives it; `update from(y)`/`self(y)` count as from,
+    `update to(y)`/`device(y)` as copyin."""
+    mentions: dict[str, set[str]] = {}
+    for d in found:
+        for var, kinds in d.mentions.items():
+            mentions.setdefault(var, set()).update(kinds)
+        if re.match(r"\s*update\b", d.text, re.IGNORECASE):  # `update from(y)` / `update self(y)` bring data back
+            for var, kinds in d.mentions.items():
+                if kinds & {"from", "self", "host"}:
+                    mentions[var].add("from")
+                if kinds & {"to", "device"}:
+                    mentions[var].add("copyin")
+    return mentions
+
+
+# clauses that give the device an array's values from the host (an `update to` counts as copyin)
+GIVES_VALUES = {"to", "tofrom", "copy", "copyin", "pcopy", "pcopyin", "present_or_copy", "present_or_copyin", "device",
+                "deviceptr", "is_device_ptr", "has_device_addr", "use_device_ptr", "use_device_addr"}
+OUT_ONLY = {"from", "copyout", "pcopyout", "present_or_copyout", "create", "alloc", "pcreate", "present_or_create",
+            "release", "delete", "present", "no_create"}
+
+
+def out_only_arrays(code: str, lang: Language) -> set[str]:
+    """The arrays (lowercase) whose data clauses never give the device their values (`copyout(unew)`,
+    `map(from: y)`, `create`), though at least one clause moves them back or allocates them: on a GPU their
+    elements start undefined there. An output the kernel writes only in part (Jacobi's interior) comes back with
+    the rest undefined; the CPU routes share memory with the host and cannot show it. Code that declares unified
+    shared memory has none."""
+    if re.search(r"requires\s+[^\n]*unified_shared_memory", code, re.IGNORECASE):
+        return set()
+    mentions = _mentions(directives(code, lang.id == "fortran"))
+    return {var.lower() for var, kinds in mentions.items()
+            if kinds and kinds <= OUT_ONLY and kinds & {"from", "copyout", "pcopyout", "present_or_copyout"}}
 
 
 # ------------------------------------------------------------------------------------------------ array sections

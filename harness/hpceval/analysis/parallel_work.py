@@ -108,6 +108,13 @@ def serial_work_problem(code: str, fortran: bool, function: str, outputs: set[st
     for name in sorted(outputs):
         writes = _writes(text, span, name.lower() if fortran else name, fortran, locals_)
         problem = _serial_writer(text, writes, name, "", loops, fortran, locals_, kind, covered)
+        for view in ([] if fortran or problem else _output_views(text[span[0]:span[1]], name)):
+            # the output written through a view of its own storage (a SYCL host accessor of its buffer, an
+            # unmanaged Kokkos View of its pointer) is the output written
+            problem = _serial_writer(text, _writes(text, span, view, fortran, locals_), view,
+                                     f"a view of {name}; ", loops, fortran, locals_, kind, covered)
+            if problem:
+                break
         if problem is None:  # only copies: the work is in the temporaries they copy (followed one step)
             for temp in sorted({w.copy_of for w in writes if w.copy_of}):
                 problem = _serial_writer(text, _writes(text, span, temp, fortran, locals_), temp,
@@ -300,6 +307,19 @@ def _writes(text: str, span: tuple[int, int], name: str, fortran: bool, locals_:
         out.append(Write(name, span[0] + m.start(), work, body[m.start():stop if stop >= 0 else None],
                          None if work else _copy_source(rhs, locals_)))
     return out
+
+
+def _output_views(body: str, name: str) -> list[str]:
+    """Names through which the function writes the output `name`'s own storage: a SYCL buffer made over it
+    (`sycl::buffer<double, 1> ybuf(y, range)`) and the accessors of that buffer (`sycl::host_accessor h(ybuf)`,
+    `ybuf.get_host_access()`), an unmanaged Kokkos View of its pointer (`View<double*> yv(y, n)`)."""
+    own = rf"(?:\(\s*[\w:\s*]+\)\s*)?&?\s*{re.escape(name)}\b(?:\s*\.\s*data\s*\(\s*\))?"
+    buffers = re.findall(rf"\bbuffer\s*(?:<[^;{{]*?>)?\s*([A-Za-z_]\w*)\s*[({{]\s*{own}", body)
+    views = re.findall(rf"\bView\s*<[^;{{]*?>\s*([A-Za-z_]\w*)\s*[({{]\s*{own}\s*,", body)
+    for b in buffers:
+        views += re.findall(rf"(?:\b|host_)accessor\s*(?:<[^;{{]*?>)?\s*([A-Za-z_]\w*)\s*[({{]\s*{re.escape(b)}\b", body)
+        views += re.findall(rf"\b([A-Za-z_]\w*)\s*=\s*{re.escape(b)}\s*\.\s*get_(?:host_)?access\b", body)
+    return list(dict.fromkeys(v for v in [*buffers, *views] if v != name))
 
 
 def _is_work(rhs: str, locals_: set[str]) -> bool:

@@ -24,14 +24,13 @@ Code the parser cannot read, or a bound function it does not find, is left alone
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass
 
+from hpceval.analysis.jitted import ACCEL_ROOTS, Module, dotted, module_root, read_module
 from hpceval.analysis.pyparse import parse_python
-from hpceval.analysis.source import python_imports
 
 RANK = {"none": 0, "input": 1, "host": 2, "bulk": 3, "accel": 4}
-ACCEL_ROOTS = {"cupy", "cupyx", "pycuda", "numba", "triton"}
-JIT_DECORATORS = {"njit", "jit", "vectorize", "guvectorize", "stencil", "cfunc", "rawkernel", "generated_jit"}
 TO_DEVICE = {"asarray", "array", "to_device", "to_gpu", "to_gpu_async", "cuda", "to", "from_dlpack", "copy_to_device",
              "device_put"}
 TO_HOST = {"asnumpy", "get", "copy_to_host", "cpu", "numpy", "tolist"}
@@ -78,16 +77,6 @@ class Write:
     loop: str  # "" outside loops, "sweep" in a loop over the elements, "rest" in a loop from a computed index
 
 
-@dataclass
-class Module:
-    tree: ast.Module
-    alias: dict[str, str]  # local name -> imported module path ("cp" -> "cupy")
-    jitted: set[str]  # functions compiled by the model (their bodies are the model's work)
-    kernels: set[str]  # module-level objects that launch device work (RawKernel, get_function, njit(lambda))
-    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
-    writes: dict[str, set[str]] = field(default_factory=dict)  # jitted function -> the parameters it writes
-
-
 def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set[str], returned: bool,
                         what: str, device: frozenset[str] = frozenset()) -> str | None:
     """None when the outputs' values come from the model's work (or the code is not read); else the evidence.
@@ -96,11 +85,12 @@ def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set
     an output is delivered by the return value; what: the model's work in words ("jitted code", "device work");
     device: the parameters the driver hands as device arrays (bind.adapt.python: annotated, or used as one), whose
     arithmetic is device work."""
+    code, outputs, inputs = _fields_as_names(code, outputs, inputs)
     try:
         tree = parse_python(code)
     except SyntaxError:
         return None
-    mod = _module(tree)
+    mod = read_module(tree)
     fn = mod.functions.get(function.split(".")[-1])
     if fn is None or fn.name in mod.jitted:
         return None
@@ -127,76 +117,21 @@ def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set
     return None
 
 
-def _module(tree: ast.Module) -> Module:
-    alias = python_imports(tree)
-    mod = Module(tree, alias, set(), set())
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            mod.functions.setdefault(node.name, node)
-            if any(_is_jit(mod, d) for d in node.decorator_list):
-                mod.jitted.add(node.name)
-                mod.writes[node.name] = _written_params(node)
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            func = node.value.func
-            base = func.value if isinstance(func, ast.Attribute) else func
-            if _root(mod, func) in ACCEL_ROOTS or (isinstance(base, ast.Name) and base.id in mod.kernels | mod.jitted):
-                mod.kernels |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return mod
-
-
-def _written_params(fn: ast.FunctionDef) -> set[str]:
-    """The parameters a jitted function or kernel stores into (`y[i] = ...`, `y[i] += ...`, `tl.store(y_ptr +
-    offs, ...)`, `cuda.atomic.add(out, ...)`, `out=y`): a call reads the others."""
-    params = {a.arg for a in fn.args.args}
-    found = set()
-    for node in ast.walk(fn):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, (ast.AugAssign, ast.AnnAssign)) else []
-        for t in targets:
-            if not isinstance(t, (ast.Subscript, ast.Attribute)):
-                continue  # a bare name rebound: the caller's array is not written
-            while isinstance(t, (ast.Subscript, ast.Attribute)):
-                t = t.value
-            if isinstance(t, ast.Name) and t.id in params:
-                found.add(t.id)
-        if isinstance(node, ast.Call):
-            last = _dotted(node.func).split(".")[-1]
-            dests = node.args[:1] if last in ("store", "atomic_add", "add", "atomic_max", "atomic_min", "max",
-                                               "min", "atomic_xchg", "atomic_cas", "exch", "compare_and_swap",
-                                               "store_shared") else []
-            dests += [k.value for k in node.keywords if k.arg == "out"]
-            found |= {n.id for d in dests for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in params}
-    return found
-
-
-def _dotted(node: ast.AST) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _root(mod: Module, node: ast.AST) -> str:
-    """The imported module a dotted name comes from ("cp.asarray" -> "cupy"); "" for local names."""
-    name = _dotted(node)
-    head = name.split(".")[0]
-    return mod.alias.get(head, "").split(".")[0] if head else ""
-
-
-def _is_jit(mod: Module, dec: ast.expr) -> bool:
-    target = dec.func if isinstance(dec, ast.Call) else dec
-    name = _dotted(target)
-    head = name.split(".")[0]
-    full = mod.alias.get(head, "")
-    # the name as imported: `fast` of `from numba import njit as fast` is numba.njit, `lru_cache as njit` is not
-    resolved = full + name[len(head):] if full else name
-    last = resolved.split(".")[-1]
-    return last in JIT_DECORATORS and (_root(mod, target) in ACCEL_ROOTS or full.split(".")[0] in ACCEL_ROOTS
-                                       or "." in name)
+def _fields_as_names(code: str, outputs: set[str], inputs: set[str]) -> tuple[str, set[str], set[str]]:
+    """Outputs and inputs that are fields of a record parameter (`C.data`, as the binding names them: bind.adapt.
+    python_records) read as plain names (`C__data`), so that `C.data[:] = ...` is a write of the output and
+    `A.data` a read of the input. A field the function rebinds (`C.data = A.data @ B.data`) is read back from the
+    record by the driver: a write of the output, as for the mapping."""
+    dotted = sorted((n for n in outputs | inputs if "." in n), key=len, reverse=True)
+    if not dotted:
+        return code, outputs, inputs
+    flat = {n: n.replace(".", "__") for n in dotted}
+    for n in dotted:
+        param, field_name = (re.escape(x) for x in n.split(".", 1))
+        code = re.sub(rf"^(\s*){param}\s*\.\s*{field_name}\s*=(?!=)", rf"\g<1>{flat[n]}[...] =", code,
+                      flags=re.MULTILINE)
+        code = re.sub(rf"(?<![\w.]){param}\s*\.\s*{field_name}\b(?!\s*\()", flat[n], code)
+    return code, {flat.get(n, n) for n in outputs}, {flat.get(n, n) for n in inputs}
 
 
 class _Function:
@@ -278,7 +213,7 @@ class _Function:
         """"sweep" over the elements, "rest" from a computed start (a remainder), "" for a fixed small count."""
         if isinstance(it, (ast.Tuple, ast.List, ast.Set)):
             return ""
-        if isinstance(it, ast.Call) and _dotted(it.func).split(".")[-1] in ("range", "prange"):
+        if isinstance(it, ast.Call) and dotted(it.func).split(".")[-1] in ("range", "prange"):
             if all(isinstance(a, ast.Constant) for a in it.args):
                 return ""
             if len(it.args) >= 2 and not isinstance(it.args[0], ast.Constant):
@@ -389,17 +324,20 @@ class _Function:
         func = node.func
         args = [*node.args, *[k.value for k in node.keywords]]
         vals = [self.value(a) for a in args]
-        name = _dotted(func)
+        name = dotted(func)
         last = name.split(".")[-1] if name else (func.attr if isinstance(func, ast.Attribute) else "")
         # ---- launches: a jitted function or kernel object called, `k[grid](...)`, `k.forall(n)(...)`
         if self._launches(func):
-            self._model_writes(self._written_args(func, node), node)
+            copied = self._copied_args(func, node)
+            self._model_writes([a for a in self._written_args(func, node) if id(a) not in copied], node)
+            for dest, source in copied.values():
+                self._into(dest, self.value(source), node)
             if not any(v.kind != "none" or v.array for v in vals):
                 return Val("none", any(v.device for v in vals))  # no data in, no data out: a token call
             return Val("accel", any(v.device for v in vals), array=True)
         owner = func.value if isinstance(func, ast.Attribute) else None
         owner_val = self.value(owner) if owner is not None else NONE
-        root = _root(self.mod, func)
+        root = module_root(self.mod, func)
         # ---- copies into an array: the destination gets the source's value
         if last in COPY_INTO and len(node.args) >= 2:
             self._into(node.args[0], self.value(node.args[1]), node)
@@ -428,7 +366,7 @@ class _Function:
         if last in ALLOC:
             like = last.endswith("_like") and any(v.device for v in vals)
             return Val("none", root in ACCEL_ROOTS or device_kw or like, array=True)
-        if owner is not None and root not in ACCEL_ROOTS and _root(self.mod, owner) == "":
+        if owner is not None and root not in ACCEL_ROOTS and module_root(self.mod, owner) == "":
             # a method of a value: transfers, conversions, or an operation where the value lives
             if last in TO_HOST:
                 return Val(owner_val.kind, False, owner_val.origin)
@@ -466,7 +404,7 @@ class _Function:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
                 "forall", "configure"):
             node = node.func.value
-        name = _dotted(node)
+        name = dotted(node)
         return bool(name) and (name in self.mod.jitted or name in self.mod.kernels)
 
     def _written_args(self, func: ast.expr, node: ast.Call) -> list[ast.expr]:
@@ -475,15 +413,28 @@ class _Function:
         base = func.value if isinstance(func, ast.Subscript) else func
         if isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute):
             base = base.func.value
-        fn = self.mod.functions.get(_dotted(base))
-        if fn is None or _dotted(base) not in self.mod.writes:
+        fn = self.mod.functions.get(dotted(base))
+        if fn is None or dotted(base) not in self.mod.writes:
             return [*node.args, *[k.value for k in node.keywords]]
         params = [a.arg for a in fn.args.args]
-        written = self.mod.writes[_dotted(base)]
+        written = self.mod.writes[dotted(base)]
         if fn.args.vararg is not None or (len(node.args) > len(params) and not written):
             return [*node.args, *[k.value for k in node.keywords]]  # guvectorize's implicit outputs, *args
         chosen = [a for i, a in enumerate(node.args) if i < len(params) and params[i] in written]
         return chosen + [k.value for k in node.keywords if k.arg in written or k.arg == "out"]
+
+    def _copied_args(self, func: ast.expr, node: ast.Call) -> dict[int, tuple[ast.expr, ast.expr]]:
+        """The arguments a jitted call only copies into, by id: (the argument, the argument it copies)."""
+        base = func.value if isinstance(func, ast.Subscript) else func
+        fn = self.mod.functions.get(dotted(base))
+        copies = self.mod.copies.get(dotted(base), {})
+        if fn is None or not copies:
+            return {}
+        params = [a.arg for a in fn.args.args]
+        by_param = {params[i]: a for i, a in enumerate(node.args) if i < len(params)}
+        by_param.update({k.arg: k.value for k in node.keywords if k.arg})
+        return {id(by_param[d]): (by_param[d], by_param[s]) for d, s in copies.items()
+                if d in by_param and s in by_param}
 
     def _model_writes(self, args: list[ast.expr], node: ast.AST) -> None:
         """A launch (or jitted call) writes what it is given: each array argument (a name, a tuple of names, a
@@ -493,7 +444,7 @@ class _Function:
             if isinstance(arg, (ast.Tuple, ast.List)):
                 self._model_writes(list(arg.elts), node)
                 continue
-            if isinstance(arg, ast.Call) and _dotted(arg.func).split(".")[-1] in WRAP_OUT and arg.args:
+            if isinstance(arg, ast.Call) and dotted(arg.func).split(".")[-1] in WRAP_OUT and arg.args:
                 arg = arg.args[0]
             while isinstance(arg, ast.Subscript):
                 arg = arg.value
@@ -505,7 +456,7 @@ class _Function:
 
     def _into(self, dest: ast.expr, value: Val, node: ast.AST) -> None:
         base = dest
-        if isinstance(base, ast.Call) and _dotted(base.func).split(".")[-1] in WRAP_OUT and base.args:
+        if isinstance(base, ast.Call) and dotted(base.func).split(".")[-1] in WRAP_OUT and base.args:
             base = base.args[0]
         while isinstance(base, (ast.Subscript, ast.Attribute)):
             base = base.value

@@ -137,6 +137,8 @@ def body_evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[s
                         # a vector's length is unambiguous (a matrix subscript may also read as transposed)
                         score += check(sz, exp, 3.0, f"bounds the loop of index {v} of {p.name}")
     score += _axes_evidence(m, facts, by_name, kr, lang)
+    if lang == "python":
+        score += _reshape_evidence(m, fn.text, by_name, check, expected_dim)
     # reads and writes
     written = {norm(w, lang) for w in facts.writes}
     for pname, (p, role) in by_name.items():
@@ -148,6 +150,32 @@ def body_evidence(m: Mapping, kr: KernelRoles, lang: str) -> tuple[float, list[s
             score -= 3.0
             problems.append(f"{p.name} is written but mapped to the input {role.name}")
     return score, problems
+
+
+# Python: `A.reshape(rows, cols)` / `np.reshape(A, (rows, cols))` names the extents the array has, in order; an array
+# written whole from a flat expression (`C[:] = (a @ b).reshape(-1)`, `.ravel()`, `.flatten()`) is 1-D storage
+_RESHAPED = (r"(?:(?:\bn(?:umpy|p)\s*\.\s*(?:asarray|array|ascontiguousarray)\s*\(\s*{p}\s*\)|\b{p})\s*\.\s*reshape"
+             r"\s*\(|\bn(?:umpy|p)\s*\.\s*reshape\s*\(\s*{p}\s*,)\s*\(?([\w\s.,]*?)\)?\s*\)")
+_FLAT_WHOLE = r"^\s*{p}\s*\[\s*(?::|\.\.\.)\s*\]\s*=.*(?:\.reshape\s*\(\s*-1\s*\)|\.ravel\s*\(\s*\)|\.flatten\s*\(\s*\))\s*$"
+
+
+def _reshape_evidence(m: Mapping, text: str, by_name: dict, check, expected_dim) -> float:
+    """Python: the sizes a 2-D array is reshaped to are its extents, in order (a record's `A.data.reshape(A.rows,
+    A.cols)` tells which of its sizes is m and which k); a 2-D array never subscripted in two dimensions that the
+    function writes whole from a flat expression takes flat storage (m.flat), as a flat subscript does."""
+    score = 0.0
+    two_d_subscripted = {s[0] for s in m.fn.facts.subscripts if len(s[1]) >= 2}
+    for p, role in by_name.values():
+        if role is None or not role.is_array or len(role.shape) != 2:
+            continue
+        for got in re.finditer(_RESHAPED.format(p=re.escape(p.name)), text):
+            dims = [d.strip() for d in got.group(1).split(",") if d.strip()]
+            if len(dims) == 2 and all(re.fullmatch(r"\w+", d) for d in dims):
+                for axis, d in enumerate(dims):
+                    score += check(d, expected_dim(role, axis), 1.0, f"is extent {axis + 1} that {p.name} is reshaped to")
+        if p.name not in two_d_subscripted and re.search(_FLAT_WHOLE.format(p=re.escape(p.name)), text, re.MULTILINE):
+            m.flat.add(role.name)
+    return score
 
 
 def _flat_axes(ids: set[str], prods: list[tuple[str, str]], loops: dict[str, set[str]], sizes: dict[str, set[str]],

@@ -152,6 +152,10 @@ def _pair_score(p: SParam, r: Role, kr: KernelRoles, lang: str) -> float | None:
     if _type_problem(p, r, lang):
         return None
     name = norm(p.name, lang)
+    # a record's field renamed apart from a local of its name (`A.ncols` beside `const int ncols = A.ncols`) is
+    # still named by the field (bind.adapt.common.flatten sets p.field where the record type is not shared)
+    if p.field and name not in _names(r, lang):
+        name = norm(p.field, lang)
     weak = {norm(w, lang) for w in kr.weak}
     own = _names(r, lang) if not r.merged else set().union(*(_names(kr.role(c), lang) for c in r.merged))
     score = 0.0
@@ -224,11 +228,20 @@ def _used_as(p: SParam, r: Role, fn: SFunction, lang: str) -> bool:
     facts = fn.facts
     if r.is_array:
         return any(norm(a, lang) == name for a, _d, _p in facts.subscripts) or name in {
-            norm(x, lang) for x in facts.shape_refs} or any(name in ids for rn in facts.return_names for ids in rn)
+            norm(x, lang) for x in facts.shape_refs} or any(name in ids for rn in facts.return_names for ids in rn) or (
+            lang == "python" and re.search(PY_ARRAY_USE.format(p=re.escape(p.name)), fn.text) is not None)
     if r.kind in ("int", "index"):
         return any(name in {norm(b, lang) for b in bounds} for bounds in facts.loops.values()) or any(
-            name in {norm(i, lang) for d in dims for i in d} for _a, dims, _p in facts.subscripts)
+            name in {norm(i, lang) for d in dims for i in d} for _a, dims, _p in facts.subscripts) or (
+            r.size and lang == "python" and re.search(PY_SHAPED_BY.format(p=re.escape(p.name)), fn.text) is not None)
     return name in {norm(i, lang) for i in facts.idents}
+
+
+# Python: a name the body uses as an array (`v.reshape(...)`, `v[:]`, `A @ v`, `np.dot(v, w)`)
+PY_ARRAY_USE = (r"(?<![\w.]){p}\s*(?:\.\s*(?:reshape|ravel|flatten|shape|size|dot|T|astype|copy|fill|sum)\b|\[|@)"
+                r"|@\s*{p}\b|\bn(?:p|umpy)\.\w+\(\s*{p}\b")
+# Python: a size the body shapes an array with (`vals.reshape(nr, nc)`, `np.zeros((nr,))`, `np.empty(nr)`)
+PY_SHAPED_BY = (r"(?:\.reshape|\b(?:zeros|empty|ones|full)(?:_like)?)\s*\((?:[^()]|\([^()]*\))*?(?<![\w.]){p}\b(?!\s*[.(\[])")
 
 
 def subscripted_as_arrays(fn: SFunction, lang: str) -> list[SParam]:
@@ -272,15 +285,18 @@ def find_mapping(fn: SFunction, kr: KernelRoles, lang: str) -> Mapping:
                 sc = 5.0 if norm(p.name, lang) in _names(r, lang) else 1.0  # `a(0)`: a scalar in a box
             if sc is None:
                 continue
-            if r.extra and norm(p.name, lang) not in _names(r, lang) and p.name not in fn.facts.writes:
+            named = {norm(n, lang) for n in (p.name, p.field) if n} & _names(r, lang)
+            if r.extra and not named and p.name not in fn.facts.writes:
                 continue  # an unnamed separate output the body never writes (a stream, a handle)
             untyped = p.kind in ("unknown",) and p.array is None
-            if untyped and not r.extra and norm(p.name, lang) not in _names(r, lang) and not r.merged \
+            if untyped and not r.extra and not named and not r.merged \
                     and not _used_as(p, r, fn, lang):
                 continue  # nothing but its position would say so
             opts.append((r, sc))
         if p.default is not None or p.keyword_only:
             opts.append((None, -0.5))
+        elif p.record_field is not None and lang == "python":  # a field the function never needs: None in it
+            opts.append((None, -1.0))
         elif context_param(p, lang):  # a queue or stream: the driver creates it (bind.adapt)
             opts = [(None, 0.0)]
         if not opts:

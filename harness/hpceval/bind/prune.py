@@ -213,7 +213,9 @@ def prune_python(unit: Unit, fn: SFunction, model_id: str | None = None,
                 needed |= info[id(f)].free
                 changed = True
         for i, it in enumerate(unit.items):
-            if i in chosen or it.error:
+            # a definition the parser could not read is kept where the kernel needs what it defines: the import
+            # then fails on it as the file as written does (build_error), not the call on a name it lacks
+            if i in chosen or (it.error and not (it.defines & needed and it.kind in ("assignment", "class_definition"))):
                 continue
             nm = info[id(it)]
             if it.kind in ("import_statement", "import_from_statement", "future_import_statement"):

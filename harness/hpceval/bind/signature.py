@@ -290,14 +290,19 @@ def _infer(code: str, spec: KernelSpec, lang_id: str, model: ProgrammingModel | 
         if not fn.params:
             results.append((-60.0 + _candidate_score(fn, None, spec, unit, model) + 50, fn, None, "takes no parameters"))
             continue
-        if (flat := flatten_records(fn, code, lang_id)) is not None:  # its structs' fields are mapped (bind.adapt)
+        flat = flatten_records(fn, code, lang_id)  # its records' fields are mapped one by one (bind.adapt)
+        if flat is not None and record_language(lang_id).first:
             flats[id(flat.fn)] = flat
             fn = flat.fn
         try:
             m = find_mapping(fn, kr, lang_id)
         except NoMapping as exc:
-            results.append((_candidate_score(fn, None, spec, unit, model), fn, None, str(exc)))
-            continue
+            m = _flat_mapping(flat, kr, lang_id) if flat is not None and fn is not flat.fn else None
+            if m is None:
+                results.append((_candidate_score(fn, None, spec, unit, model), fn, None, str(exc)))
+                continue
+            flats[id(flat.fn)] = flat
+            fn = flat.fn
         results.append((_candidate_score(fn, m, spec, unit, model), fn, m, ""))
     bound = [r for r in results if r[2] is not None]
     launching = [r for r in bound if host_launches([r[1].text, *(h.text for h in called_helpers(unit, r[1]))])]
@@ -433,6 +438,15 @@ def _closed(fn: SFunction, unit: Unit, lang: str) -> bool:
     if lang in ("cpp", "fortran"):
         return all(p.kind in _PLAIN_KINDS for p in fn.params)
     return not any(it.kind in ("class_definition", "struct_definition") for it in unit.items)
+
+
+def _flat_mapping(flat: Flat, kr: KernelRoles, lang: str) -> Mapping | None:
+    """The mapping of a function's records flattened, where the function as written did not map (a language whose
+    records are flattened only as a fallback, adapt.python_records); None where that does not map either."""
+    try:
+        return find_mapping(flat.fn, kr, lang)
+    except NoMapping:
+        return None
 
 
 def _binding(unit: Unit, fn: SFunction, m: Mapping, kr: KernelRoles, lang: str, notes: list[str], nfuncs: int,

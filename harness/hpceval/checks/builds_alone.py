@@ -253,3 +253,23 @@ def glue_fault_lines(evidence: str) -> list[str]:
     if not places or not all(p and p.group(1).startswith("driver.") for p in places):
         return []
     return lines
+
+
+_UNDEFINED_REFERENCE = re.compile(r"undefined reference to [`'‘\"]([A-Za-z_][\w:]*)")
+
+
+def declared_never_defined(code: str, lang: str, build_output: str) -> list[str]:
+    """C/C++: the functions the linker reports undefined that the suggestion itself declares (a prototype) and
+    never defines: a helper that is missing, so the answer is `incomplete`, not a build failure of what it wrote.
+    A name the suggestion does not declare (a library the link lacks) is not one."""
+    if lang != "cpp":
+        return []
+    from hpceval.bind.parse import parse_cpp
+
+    defined = {f.name.split("::")[-1] for f in parse_cpp(code).functions}
+    found = []
+    for name in dict.fromkeys(m.group(1).split("::")[-1] for m in _UNDEFINED_REFERENCE.finditer(build_output)):
+        if name not in defined and re.search(rf"\b{re.escape(name)}\s*\([^;{{}}]*\)\s*(?:const\s*)?;", code):
+            found.append(name)
+    return found
+

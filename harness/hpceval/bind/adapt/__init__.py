@@ -5,7 +5,8 @@ The drivers hold every canonical array in one host form (NumPy in Python, std::v
 The mapping (bind.mapping) decides which kernel role each parameter takes; the glue (bind.glue) spells the driver's
 statements. Types a suggestion declares, or shows by what it does with a parameter, are adapted here:
 
-* records: the suggestion's own structs, classes and Fortran derived types (adapt.cpp, adapt.fortran). `flatten`
+* records: the suggestion's own structs, classes and Fortran derived types (adapt.cpp, adapt.fortran), and Python
+  classes whose fields the mapping must place (adapt.python_records). `flatten`
   turns each record parameter into its fields (a CSR struct into n, row_ptr, col_idx, values), so the same mapping
   machinery that maps plain parameters maps the fields to the kernel's roles; `collapse` then builds the record
   from the fields' glue (aggregate fields, a constructor, or Fortran components) and reads output fields back;
@@ -20,40 +21,8 @@ A new type is one adapter in its language's module, never a change to the mappin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
-
-from hpceval.bind.adapt.common import Field, Flat, Group, Record, collapse, flatten
+from hpceval.bind.adapt.common import Built, Field, Flat, Group, Record, TypeAdapter, collapse, flatten
 from hpceval.bind.parse import SParam
-
-
-@dataclass
-class Built:
-    """What the driver runs to hand a parameter its value: setup before the clock starts, the argument expression,
-    teardown after the clock stops (outputs, and inputs a call may have clobbered, copied back)."""
-
-    setup: list[str] = field(default_factory=list)
-    arg: str = ""
-    teardown: list[str] = field(default_factory=list)
-    note: str = ""
-
-
-class TypeAdapter(Protocol):
-    """One parameter type of one language."""
-
-    kind: str
-
-    def build(self, var: str, host: str) -> Built:
-        """Statements that make `var`, of this type, from the driver's host array expression `host`, and copy it
-        back into `host` after the call."""
-        ...
-
-    def read_back(self, value: str) -> str:
-        """An expression that turns `value`, of this type, into the driver's host form."""
-        ...
-
-
-
 
 __all__ = ["Built", "TypeAdapter", "Field", "Flat", "Group", "Record", "collapse", "context_param", "flatten", "flatten_records",
            "record_language"]
@@ -69,7 +38,7 @@ def context_param(p: SParam, lang: str) -> bool:
 
 
 def record_language(lang: str):
-    """The record adapter of a language (adapt.cpp, adapt.fortran), None where it has none."""
+    """The record adapter of a language (adapt.cpp, adapt.fortran, adapt.python_records), None where it has none."""
     if lang == "cpp":
         from hpceval.bind.adapt.cpp import RECORDS
 
@@ -78,6 +47,10 @@ def record_language(lang: str):
         from hpceval.bind.adapt.fortran import RECORDS as FORTRAN_RECORDS
 
         return FORTRAN_RECORDS
+    if lang == "python":
+        from hpceval.bind.adapt.python_records import RECORDS as PYTHON_RECORDS
+
+        return PYTHON_RECORDS
     return None
 
 

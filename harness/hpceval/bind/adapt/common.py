@@ -27,6 +27,7 @@ class Field:
     settable: bool = True  # a public data member (C++), a component (Fortran)
     container: bool = False  # holds its elements by value (std::vector): an output field is copied back
     accessors: list[str] = field(default_factory=list)  # member functions that return it (`ptr()` for `ptr_`)
+    elements: list[str] = field(default_factory=list)  # of those, the ones that return its elements (`data()`)
 
 
 @dataclass
@@ -65,6 +66,9 @@ class Flat:
 class RecordLanguage(Protocol):
     lang: str
     sep: str  # how the evidence joins a record parameter and its field (`.`, `%`)
+    # flattened before the mapping (C++, Fortran: a record is only ever its fields), or only where the function as
+    # written does not map (Python: adapt.python hands some records whole, with their own evidence)
+    first: bool
 
     def records(self, code: str) -> dict[str, Record]: ...
 
@@ -79,12 +83,39 @@ class RecordLanguage(Protocol):
     def build(self, glue, group: Group, args: dict[str, str], outputs: set[str], pointer: bool) -> str: ...
 
 
+@dataclass
+class Built:
+    """What the driver runs to hand a parameter its value: setup before the clock starts, the argument expression,
+    teardown after the clock stops (outputs, and inputs a call may have clobbered, copied back)."""
+
+    setup: list[str] = field(default_factory=list)
+    arg: str = ""
+    teardown: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+class TypeAdapter(Protocol):
+    """One parameter type of one language."""
+
+    kind: str
+
+    def build(self, var: str, host: str) -> Built:
+        """Statements that make `var`, of this type, from the driver's host array expression `host`, and copy it
+        back into `host` after the call."""
+        ...
+
+    def read_back(self, value: str) -> str:
+        """An expression that turns `value`, of this type, into the driver's host form."""
+        ...
+
+
 def flatten(fn: SFunction, code: str, rl: RecordLanguage) -> Flat | None:
     """fn with every record parameter (a struct the suggestion defines) replaced by its fields, or None."""
     records = rl.records(code)
-    if not records:
-        return None
-    groups = [Group(p, r) for p in fn.params if (r := rl.record_of(p, records)) is not None]
+    tuples = getattr(rl, "size_tuple", None)  # sizes held by position (`std::array<int, 3> dims`): C++
+    groups = [Group(p, r) for p in fn.params
+              if (r := rl.record_of(p, records) if records else None) is not None
+              or (tuples is not None and (r := tuples(p, fn, code)) is not None)]
     if not groups:
         return None
     bare = fn.text  # the names the function uses other than through its records: a field may not take one
@@ -92,11 +123,15 @@ def flatten(fn: SFunction, code: str, rl: RecordLanguage) -> Flat | None:
         for f in g.record.fields:
             bare = rl.member(g.param.name, f).sub(" ", bare)
     taken = set(re.findall(r"\w+", bare.lower() if rl.lang == "fortran" else bare))
+    # A record type that several parameters share (a GEMM's three Matrix objects) names its fields for the record,
+    # not for the kernel: `cols` is A's k and B's n, so the flat names carry the parameter (`A_cols`) and the
+    # fields' roles come from what the function does with them, never from a name that fits one record only.
+    shared = {n for n in (g.record.name for g in groups) if sum(h.record.name == n for h in groups) > 1}
     for g in groups:
         for f in g.record.fields:
             name = f.name
             key = name.lower() if rl.lang == "fortran" else name
-            if key in taken:  # a local or another parameter of that name: prefixed by the record parameter
+            if key in taken or g.record.name in shared or name.isdigit():  # prefixed by the record parameter
                 name = f"{g.param.name}_{f.name}"
             taken.add(name.lower() if rl.lang == "fortran" else name)
             g.flat[f.name] = name
@@ -112,8 +147,10 @@ def flatten(fn: SFunction, code: str, rl: RecordLanguage) -> Flat | None:
         return None
     flat.container, flat.index, flat.kind = fn.container, fn.index, fn.kind
     owner = {n: g.param.name for g in groups for n in g.flat.values()}
+    renamed = {n: f for g in groups if g.record.name not in shared for f, n in g.flat.items() if n != f}
     for p in flat.params:
         p.record_field = owner.get(p.name)
+        p.field = renamed.get(p.name)
     return Flat(flat, fn, groups)
 
 

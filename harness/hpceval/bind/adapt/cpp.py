@@ -134,9 +134,17 @@ def fixed_extent(fn: SFunction, m) -> tuple[str, bool] | None:
       such."""
     templ = set(re.findall(r"\b(?:size_t|std::size_t|int|unsigned|long|auto|std::uint\w*|uint\w*)\s+(\w+)\s*[,>=]",
                            fn.text[:fn.text.find(fn.name)] if fn.name in fn.text else ""))
+    head = fn.text[:fn.text.find("{")] if "{" in fn.text else fn.text
     for pos, role in m.assign.items():
         p = fn.params[pos]
-        if role is None or not role.is_array or p.container != "array":
+        if role is None or not role.is_array:
+            continue
+        inner = re.search(rf"(?:\(\s*\*\s*{re.escape(p.name)}\s*\)|\b{re.escape(p.name)}\s*\[[^\]]*\])\s*\[\s*(\w+)\s*\]",
+                          head)
+        if inner and inner.group(1) in templ:  # `const double (*A)[N]` with `template <int N>`: as std::array's N
+            return (f"{p.name} has the row length {inner.group(1)}, a template parameter: the driver, one binary over "
+                    f"run-time sizes, cannot instantiate it per size"), False
+        if p.container != "array":
             continue
         mm = _ARRAY_EXTENT.search(p.type_text)
         extent = split_top(mm.group(1), "(<)>")[-1].strip() if mm else "N"
@@ -149,10 +157,13 @@ def fixed_extent(fn: SFunction, m) -> tuple[str, bool] | None:
 
 # ------------------------------------------------------------------------------------------------ records
 
+_INT_TYPES = r"int|long|long long|unsigned|unsigned int|size_t|std::size_t|std::int64_t|int64_t|std::int32_t|int32_t"
+
 
 class CppRecords:
     lang = "cpp"
     sep = "."
+    first = True
 
     def records(self, code: str) -> dict[str, Record]:
         root = parser("cpp").parse(c_sanitize(code).encode()).root_node
@@ -178,7 +189,36 @@ class CppRecords:
             return None  # private fields and no constructor that sets them: the driver cannot build it
         return rec
 
+    def size_tuple(self, p: SParam, fn: SFunction, code: str = "") -> Record | None:
+        """A parameter that holds the kernel's sizes by position (`const std::array<int, 3>& dims`, `const int
+        *shape`, `int n[3]`) read only as `dims[0]`, `dims[1]`, ...: a record of fields 0, 1, ... (each an int),
+        mapped like any record's; built as a std::array or an int array of those sizes."""
+        base = _base_type(p)
+        alias = re.search(rf"\busing\s+{re.escape(base)}\s*=\s*([^;]+);|\btypedef\s+([^;]+?)\s+{re.escape(base)}\s*;",
+                          code) if re.fullmatch(r"\w+", base) else None
+        if alias:  # `using Dims = std::array<int, 3>;`
+            base = " ".join((alias.group(1) or alias.group(2)).split())
+        fixed = re.fullmatch(rf"(?:std::)?array\s*<\s*({_INT_TYPES})\s*,\s*(\d+)\s*>", base)
+        if fixed is None and not (p.kind == "int" and p.container in ("pointer", "array") and (p.rank or 1) == 1):
+            return None
+        body = fn.text[fn.text.find("{"):] if "{" in fn.text else ""
+        # each use an element at a constant index, or the whole handed on to a call (`sweep(dims, src, dst)`)
+        uses = re.findall(rf"(?<![\w.>]){re.escape(p.name)}\b(\s*\[\s*[^\]]*\]|\s*[,)])?", body)
+        indexed = [u for u in uses if "[" in u]
+        if not indexed or any(not re.fullmatch(r"\s*\[\s*\d+\s*\]", u) for u in indexed) or any(
+                not u.strip() for u in uses):
+            return None  # used at a computed index, or otherwise whole: no tuple of sizes
+        count = int(fixed.group(2)) if fixed else 1 + max(int(re.search(r"\d+", u).group()) for u in indexed)
+        if not 2 <= count <= 4:
+            return None
+        elem = fixed.group(1) if fixed else "int"
+        kind = f"std::array<{elem}, {count}>" if fixed else f"{elem}[{count}]"
+        fields = [Field(str(i), f"{elem} {{name}}") for i in range(count)]
+        return Record(kind, fields, [f.name for f in fields])
+
     def member(self, param: str, f: Field) -> re.Pattern[str]:
+        if f.name.isdigit():  # a size tuple's element (size_tuple)
+            return re.compile(rf"(?<![\w.>]){re.escape(param)}\s*\[\s*{f.name}\s*\]")
         names = "|".join([rf"{re.escape(f.name)}\b(?!\s*\()", *(rf"{re.escape(a)}\s*\(\s*\)" for a in f.accessors)])
         return re.compile(rf"(?<![\w.>]){re.escape(param)}\s*(?:\.|->)\s*(?:{names})")
 
@@ -208,6 +248,13 @@ class CppRecords:
 
     def build(self, glue, group: Group, args: dict[str, str], outputs: set[str], pointer: bool) -> str:
         rec, var = group.record, f"hp_r_{group.param.name}"
+        if rec.fields and rec.fields[0].name.isdigit():  # a size tuple: the sizes in order, braced
+            values = ", ".join(args.get(f.name, "0") for f in rec.fields)
+            if rec.name.endswith("]"):
+                glue.setup.append(f"{rec.name.split('[')[0]} {var}[{len(rec.fields)}] = {{{values}}};")
+            else:
+                glue.setup.append(f"{rec.name} {var}{{{{{values}}}}};")
+            return var
         if rec.ctor is not None and all(f in args for f in rec.ctor):
             glue.setup.append(f"{rec.name} {var}({', '.join(args[f] for f in rec.ctor)});")
         else:
@@ -217,8 +264,8 @@ class CppRecords:
             if f.name in outputs and f.container:
                 if f.settable:
                     member = f".{f.name}"
-                elif f.accessors:
-                    member = f".{f.accessors[0]}()"  # private: its accessor
+                elif [a for a in f.accessors if a not in f.elements]:
+                    member = f".{[a for a in f.accessors if a not in f.elements][0]}()"  # private: its accessor
                 else:
                     member = private_member(glue, rec.name, f)
                 glue.teardown.insert(0, f"hpceval_assign({args[f.name]}, {var}{member});")
@@ -249,6 +296,7 @@ def _record(node: ts.Node, name: str, public: bool) -> Record:
     fields: list[Field] = []
     inits: dict[str, tuple[list[str], set[str]]] = {}  # per constructor: the fields its parameters set, and derived
     getters: dict[str, list[str]] = {}  # member -> the accessors that return it
+    elements: dict[str, list[str]] = {}  # member -> those that return its elements (`data_.data()`)
     body = node.child_by_field_name("body")
     for c in body.named_children:
         if c.type == "access_specifier":
@@ -270,9 +318,12 @@ def _record(node: ts.Node, name: str, public: bool) -> Record:
             inits[text_of(c)] = _ctor_fields(c)
         elif c.type == "function_definition" and (got := _accessor(c)) is not None:
             getters.setdefault(got[1], []).append(got[0])
+            if got[2]:
+                elements.setdefault(got[1], []).append(got[0])
     names = {f.name for f in fields}
     for f in fields:
         f.accessors = list(dict.fromkeys(getters.get(f.name, [])))
+        f.elements = list(dict.fromkeys(elements.get(f.name, [])))
     ctor, derived = next(((fs, ds) for fs, ds in inits.values()
                           if fs and all(f in names for f in fs) and len(set(fs)) == len(fs)), (None, set()))
     if ctor is not None and not all(f.settable or f.name in derived for f in fields if f.name not in ctor):
@@ -280,9 +331,11 @@ def _record(node: ts.Node, name: str, public: bool) -> Record:
     return Record(name, fields, ctor)
 
 
-def _accessor(fn: ts.Node) -> tuple[str, str] | None:
-    """(accessor, member) for a member function without parameters whose body only returns a member
-    (`const std::vector<int>& ptr() const { return ptr_; }`, `return this->n;`), else None."""
+def _accessor(fn: ts.Node) -> tuple[str, str, bool] | None:
+    """(accessor, member, elements) for a member function without parameters whose body only returns a member
+    (`const std::vector<int>& ptr() const { return ptr_; }`, `return this->n;`) or its elements (`double* data()
+    { return data_.data(); }`: elements True; the mapping reads it as the member, the read-back cannot), else
+    None."""
     d = fn.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":
         d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_children else None)
@@ -291,10 +344,13 @@ def _accessor(fn: ts.Node) -> tuple[str, str] | None:
     plist = d.child_by_field_name("parameters")
     if plist is None or any(p.type != "comment" and text_of(p).strip() != "void" for p in plist.named_children):
         return None
-    m = re.fullmatch(r"\{\s*return\s+(?:this\s*->\s*|\(\s*\*this\s*\)\s*\.\s*)?(\w+)\s*;\s*\}",
+    # `return member;`, or the member's elements (`return data_.data();`, `&data_[0]`): the same storage
+    m = re.fullmatch(r"\{\s*return\s+&?\s*(?:this\s*->\s*|\(\s*\*this\s*\)\s*\.\s*)?(\w+)"
+                     r"(?:\s*\.\s*data\s*\(\s*\)|\s*\[\s*0\s*\])?\s*;\s*\}",
                      text_of(fn.child_by_field_name("body")))
     name = _declared_name(d)
-    return (name, m.group(1)) if m and name else None
+    return (name, m.group(1), m.group(0) != re.sub(r"\.\s*data\s*\(\s*\)|\[\s*0\s*\]|&", "", m.group(0))) \
+        if m and name else None
 
 
 # an initialiser that hands one argument on: `(p)`, `{p}`, `(std::move(p))`, `(std::forward<T>(p))`

@@ -22,6 +22,7 @@ _DROPPED_ATTRS = re.compile(r"^\s*(allocatable|pointer|target|contiguous|public|
 class FortranRecords:
     lang = "fortran"
     sep = "%"
+    first = True
 
     def records(self, code: str) -> dict[str, Record]:
         out: dict[str, Record] = {}
@@ -72,6 +73,7 @@ class FortranRecords:
     def build(self, glue, group: Group, args: dict[str, str], outputs: set[str], pointer: bool) -> str:
         var = f"hp_r_{group.param.name.lower()}"
         glue.decls.append(f"type({group.record.name}) :: {var}")
+        args = {f: re.sub(r"^\w+=", "", a) for f, a in args.items()}  # a field after an optional left out
         glue.setup.extend(f"{var}%{f} = {a}" for f, a in args.items())
         for f in outputs & set(args):
             glue.teardown.insert(0, f"{args[f]} = {var}%{f}")

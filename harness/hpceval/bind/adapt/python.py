@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from hpceval.analysis.pyparse import parse_python
-from hpceval.bind.adapt import Built
+from hpceval.bind.adapt.common import Built
 from hpceval.bind.roles import KernelRoles, Role
 
 # ------------------------------------------------------------------------------------------------ the adapters
@@ -90,7 +90,8 @@ HOST_VALUE_SOURCE = '''
 def host_value(value):
     """A returned value in host form: device arrays read back with their library's own call."""
     if isinstance(value, (tuple, list)) and any(not isinstance(v, (int, float)) for v in value):
-        return type(value)(host_value(v) for v in value)
+        parts = [host_value(v) for v in value]
+        return type(value)._make(parts) if hasattr(value, "_make") else type(value)(parts)  # NamedTuple: _make
     library = type(value).__module__.split(".")[0]
     if library == "cupy" or library == "pycuda":
         return value.get()
@@ -185,10 +186,13 @@ class ParamType:
             carried.append(held)
             arrays = 1
         roles = [kr.role(c) for _f, c in carried]
-        if len({c for _f, c in carried}) != len(carried) or sum(r.is_array for r in roles) < arrays or any(
-                r.is_output for r in roles):
+        if len({c for _f, c in carried}) != len(carried) or sum(r.is_array for r in roles) < arrays:
             return None
-        return Role(name=f"{name}{{{', '.join(c for _f, c in carried)}}}", kind="record", intent="in",
+        if any(r.is_output for r in roles) and self.sparse:
+            return None  # a SciPy matrix holds no output
+        # a record that carries an output (`grids["unew"]`, `state.y`) is read back after the call (build_record)
+        intent = "inout" if any(r.is_output for r in roles) else "in"
+        return Role(name=f"{name}{{{', '.join(c for _f, c in carried)}}}", kind="record", intent=intent,
                     names=[name], fields=tuple(carried))
 
     @property
@@ -237,9 +241,10 @@ SCIPY_OTHER = {"shape", "nnz", "T", "dot", "transpose", "tocsr", "toarray", "tod
 SIZE_FIELDS = {"shape", "nnz", "n", "m", "nrows", "ncols", "size", "rows", "cols", "num_rows", "num_cols", "N"}
 
 
-def build_record(t: ParamType, var: str, fields: dict[str, str], rows: str) -> Built:
+def build_record(t: ParamType, var: str, fields: dict[str, str], rows: str, outputs: set[str] = frozenset()) -> Built:
     """The statements that make a record parameter from the driver's arrays (`fields`: field -> host expression;
-    `rows`: the matrix's row count, for a SciPy matrix)."""
+    `rows`: the matrix's row count, for a SciPy matrix), and read the output fields back after the call (`outputs`:
+    a function may write them in place or put a new array in the record)."""
     if t.sparse:
         parts = ", ".join(fields[f] for f in ("data", "indices", "indptr"))
         make = f"__import__('scipy.sparse', fromlist=['_']).csr_matrix(({parts}), shape=({rows}, {rows}))"
@@ -258,7 +263,14 @@ def build_record(t: ParamType, var: str, fields: dict[str, str], rows: str) -> B
         else:
             make = f"__import__('types').SimpleNamespace({kwargs})"
             note = f"an object with fields {', '.join(t.fields)}"
-    return Built(setup=[f"{var} = {make}"], arg=var, note=f"passed as {note}, made before the timed call")
+    teardown = []
+    for f in sorted(outputs):
+        held = f"{var}[{t.fields.index(f)}]" if t.kind == "tuple" else f"{var}[{f!r}]" if t.kind == "dict" \
+            else f"{var}.{f}"
+        teardown.append(f"take_back({fields[f]}, host_value({held}), {f!r})")
+    return Built(setup=[f"{var} = {make}"], arg=var, teardown=teardown,
+                 note=f"passed as {note}, made before the timed call" + (
+                     f"; {', '.join(sorted(outputs))} read back from it after the call" if outputs else ""))
 
 
 # ------------------------------------------------------------------------------------------------ inference

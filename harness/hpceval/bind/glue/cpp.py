@@ -172,7 +172,9 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
         if p.container in THRUST_VECTORS:
             return thrust_container(g, p, _c_elem(p, spec, role), name)
         # a std::span (C++20) is a view of the driver's own vector: writes reach it, nothing to copy back
-        return name if p.container in ("vector", "span", "template") else f"{name}.data()"
+        if p.container == "span":
+            return _span_of(p, _c_elem(p, spec, role), name)
+        return name if p.container in ("vector", "template") else f"{name}.data()"
     elem = _c_elem(p, spec, role)
     if pl.rank >= 3:
         rows, cols, prows, pcols = "*".join(_dims(role)), "1", "*".join(_dims(role)), "1"
@@ -206,7 +208,9 @@ def _c_array(g: Glue, pl: Plan, spec: KernelSpec, kokkos: bool = False, space: b
     elif p.container == "pointer" and space:
         arg, back = _space_pointer(g, pl, elem, f"{tmp}.data()")
         teardown.insert(0, back)
-    elif p.container in ("vector", "span", "template"):
+    elif p.container == "span":
+        arg = _span_of(p, elem, tmp)
+    elif p.container in ("vector", "template"):
         arg = tmp
     elif p.container in THRUST_VECTORS:  # built from the packed temporary, back into it before its unpack
         mark = len(g.teardown)
@@ -291,3 +295,11 @@ def _c_extra(g: Glue, m: Mapping, kr: KernelRoles, p: SParam, role: Role, lead: 
         expr = value
     g.notes.append(f"{p.name} = {expr}")
     return _c_scalar(g, p, expr)
+
+
+def _span_of(p: SParam, elem: str, vector: str) -> str:
+    """A std::span of the driver's vector, spelled out: a function template over `std::span<const T>` deduces T
+    from a span, never from a vector (deduction does not look through the conversion)."""
+    const = "const " if re.search(r"\bspan\s*<\s*const\b", p.type_text) else ""
+    return f"std::span<{const}{elem}>({vector})"
+

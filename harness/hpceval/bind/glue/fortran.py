@@ -55,18 +55,21 @@ def fortran_glue(m: Mapping, kr: KernelRoles) -> Glue:
         g.setup.append(f"hp_k = max({', '.join(merged.merged)})")
     plans = array_plans(m, kr, "fortran")
     lead = leading_dims(plans, spec_dim, column_major=True)
+    skipped = False  # an optional dummy left out: the arguments after it go by keyword
     for p in m.fn.params:
         role = m.assign.get(p.position)
         if role is None:
+            skipped = True
             continue
         if role.merged:
-            g.arg(p.position, _f_scalar(g, p, role, spec, "hp_k"))
+            expr = _f_scalar(g, p, role, spec, "hp_k")
         elif role.extra and not role.graded:
-            g.arg(p.position, _f_extra(g, m, kr, p, role, lead))
+            expr = _f_extra(g, m, kr, p, role, lead)
         elif not role.is_array:
-            g.arg(p.position, _f_scalar(g, p, role, spec, role.name))
+            expr = _f_scalar(g, p, role, spec, role.name)
         else:
-            g.arg(p.position, _f_array(g, plans[role.name], spec))
+            expr = _f_array(g, plans[role.name], spec)
+        g.arg(p.position, f"{p.name}={expr}" if skipped else expr)
     if m.returned:
         role = kr.role(m.returned)
         g.call = returned_call("fortran", m.fn.name, g.args, role.name)

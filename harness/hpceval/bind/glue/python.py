@@ -48,7 +48,7 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
         if role.merged:
             expr = "hp_k"
         elif role.fields:
-            expr = _py_record(g, p, role)
+            expr = _py_record(g, p, role, kr)
         elif role.extra and not role.graded:
             expr = _py_extra(g, m, kr, p, role, lead)
         elif not role.is_array:
@@ -59,7 +59,7 @@ def python_glue(m: Mapping, kr: KernelRoles) -> Glue:
             expr = _py_device(g, p, role, expr, at, returned=role.name == m.returned)
         if not role.is_array and not role.fields:
             expr = _py_scalar(g, p, role, expr)
-        g.args.append(f"{p.name}={expr}" if use_keywords or p.keyword_only else expr)
+        g.arg(p.position, f"{p.name}={expr}" if use_keywords or p.keyword_only else expr)
     scale_outputs(g, m, kr, lambda name: f'ns["{name}"][...] *= {m.scale!r}', g.teardown)
     call = f"kernel({', '.join(g.args)})"
     if m.returned:
@@ -105,14 +105,16 @@ def _py_scalar(g: Glue, p: SParam, role: Role, expr: str) -> str:
     return f"{cast}({expr})"
 
 
-def _py_record(g: Glue, p: SParam, role: Role) -> str:
+def _py_record(g: Glue, p: SParam, role: Role, kr: KernelRoles) -> str:
     """A record parameter (SciPy matrix, own dataclass or NamedTuple, object with fields, dict, tuple) made of the
     driver's arrays, field by field (bind.adapt.python)."""
     t = g.types[p.name]
     fields = {f: f'ns["{c}"]' for f, c in role.fields}
     rows = f'({fields["indptr"]}.size - 1)' if "indptr" in fields else "0"
-    built = build_record(t, f"hp_rec_{p.name}", fields, rows)
+    outputs = {f for f, c in role.fields if kr.role(c).is_output}
+    built = build_record(t, f"hp_rec_{p.name}", fields, rows, outputs)
     g.setup.extend(built.setup)
+    g.teardown[0:0] = built.teardown
     g.notes.append(f"{p.name}: {built.note} ({t.why})")
     return built.arg
 

@@ -84,6 +84,9 @@ class SParam:
     # a field of a record parameter, flattened (bind.adapt.common): the record parameter's name. Two records of one
     # type (a Grid u and a Grid unew) each carry the grid's sizes: a size role may be taken by a field of each
     record_field: str | None = None
+    # that field's own name where the flat parameter was renamed apart from a local of its name (`A_ncols`), and
+    # the record type is one parameter's only: then the name still says what the field holds
+    field: str | None = None
 
     @property
     def spelled(self) -> str:

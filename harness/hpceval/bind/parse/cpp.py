@@ -150,7 +150,11 @@ def _c_param(node: ts.Node, position: int, aliases: dict[str, str], templates: s
         return p
     if inner in templates and not pointers and not array_dims:
         # a template type: a View, a container or a scalar, decided by the role it takes
-        p.kind, p.dtype, p.array, p.rank, p.container = "real_generic", None, None, None, "template"
+        p.kind, p.dtype, p.array, p.rank = "real_generic", None, None, None
+        if p.container != "span":  # std::span<T>: a span of the graded precision is built (glue.cpp._span_of)
+            p.container = "template"
+        else:
+            p.array, p.rank = True, 1
         return p
     if kind == "real_generic" or inner in templates:
         kind, dtype = "real_generic", None
@@ -304,6 +308,28 @@ def _c_subscript_chain(node: ts.Node) -> tuple[str, list[ts.Node]] | None:
     return text_of(n), list(reversed(dims))
 
 
+# The destination of copy-like calls by position: (pattern of the callee, index of the destination argument).
+# std::copy(first, last, d_first) and friends write their last iterator argument, std::transform the one before
+# its operation, memcpy/memset/fill their first; cudaMemcpy(dst, src, ...) too.
+_DESTINATION = [(re.compile(r"(?:^|::)(?:copy|copy_n|copy_if|move|copy_backward|uninitialized_copy\w*)$"), -1),
+                (re.compile(r"(?:^|::)transform$"), -2),
+                (re.compile(r"(?:^|::|\.)(?:memcpy|memmove|memset|fill|fill_n|iota|generate|\w*Memcpy\w*|"
+                            r"\w*Memset\w*)$", re.IGNORECASE), 0)]
+_WRITES_ANY = re.compile(r"(memset|fill|copy|memcpy|gemv|axpy|transform|Memcpy|blas)", re.IGNORECASE)
+
+
+def _written_arguments(callee: str, args: list[ts.Node]) -> list[ts.Node]:
+    """The arguments a call may write: a copy-like call's destination, every argument of another call whose name
+    says it writes (BLAS, a copy of unknown argument order), none otherwise."""
+    name = callee.split("<")[0].strip()
+    if not args or not _WRITES_ANY.search(name):
+        return []
+    for pattern, at in _DESTINATION:
+        if pattern.search(name):
+            return [args[at]] if -len(args) <= at < len(args) else []
+    return args
+
+
 def _c_facts(body: ts.Node, params: set[str]) -> Facts:
     f = Facts()
     for n in walk(body):
@@ -345,13 +371,14 @@ def _c_facts(body: ts.Node, params: set[str]) -> Facts:
                 continue
             if fn is not None:
                 f.calls.add(text_of(fn).split("<")[0])
-            # memset/std::fill/copy-like calls write their array arguments
+            # memset/std::fill/copy-like calls write their destination (a library call of unknown argument
+            # order, BLAS, every array argument)
             args = n.child_by_field_name("arguments")
             if args is not None:
-                for a in args.named_children:
+                written = _written_arguments(text_of(fn), [a for a in args.named_children if a.type != "comment"])
+                for a in written:
                     if a.type == "identifier" and text_of(a) in params:
-                        f.writes.add(text_of(a)) if re.search(r"(memset|fill|copy|memcpy|gemv|axpy|transform|Memcpy|blas)",
-                                                              text_of(fn), re.IGNORECASE) else None
+                        f.writes.add(text_of(a))
         elif t == "return_statement":
             expr = next((c for c in n.named_children), None)
             if expr is not None:

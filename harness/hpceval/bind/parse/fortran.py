@@ -224,6 +224,8 @@ def parse_fortran(code: str) -> Unit:
                 p.rank = len(d["dims"]) if d["dims"] else 0
                 if "value" in d["attrs"]:
                     p.reference = False
+                if "optional" in d["attrs"]:  # may be left out of the call (then later ones go by keyword)
+                    p.default = "optional"
             params.append(p)
         result = ""
         if stmt.type == "function_statement":

@@ -8,6 +8,7 @@ Python-only readings, and the top-level imports and constants that pruning keeps
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass, field
 
@@ -64,7 +65,11 @@ def _py_param(node: ts.Node, position: int, keyword_only: bool) -> SParam | None
         elif "ndarray" in low or "array" in low or "list" in low or "sequence" in low:
             p.array = True
             p.container = "ndarray"
-            p.kind = "real"
+            # the element type only where the annotation says it (`NDArray[np.float64]`, `list[int]`): a bare
+            # `np.ndarray` is as often a CSR row pointer as a vector of reals
+            p.kind = "int" if re.search(r"\bu?int", low) else "real" if re.search(r"float|double|real", low) \
+                else "unknown"
+            p.dtype = "float32" if "float32" in low else None
     return p
 
 
@@ -228,7 +233,55 @@ def parse_python(code: str) -> Unit:
             continue
         else:
             items.append(_py_item(child, raw))
+    _inherit_helper_facts(code, functions)
     return Unit("python", code, functions, items)
+
+
+def _inherit_helper_facts(code: str, functions: list[SFunction]) -> None:
+    """Each function's facts gain those of the module's functions it calls with its parameters (a wrapper that
+    hands `A.data, B.data, C.data, A.rows, B.cols, A.cols` to a jitted `_gemm_kernel(a, b, c, m, n, k)`): the
+    callee's loops, subscripts, writes and size uses, its parameter names replaced by the caller's arguments and
+    its own locals kept apart (`_gemm_kernel.i`). The mapping then reads what the function's data goes through,
+    as if the helper were written inline; a call whose argument is an expression passes nothing for that one."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return
+    by_name = {f.name: f for f in functions}
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for fn in functions:
+        node = defs.get(fn.name)
+        if node is None:
+            continue
+        own = {p.name for p in fn.params}
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            target = call.func.value if isinstance(call.func, ast.Subscript) else call.func  # k[grid](...)
+            helper = by_name.get(target.id) if isinstance(target, ast.Name) else None
+            if helper is None or helper is fn or helper.name not in defs:
+                continue
+            names = [a.arg for a in defs[helper.name].args.args]
+            passed = {names[i]: a.id for i, a in enumerate(call.args)
+                      if i < len(names) and isinstance(a, ast.Name) and a.id in own}
+            passed.update({k.arg: k.value.id for k in call.keywords
+                           if k.arg in names and isinstance(k.value, ast.Name) and k.value.id in own})
+            if passed:
+                _merge_facts(fn.facts, helper.facts, passed, helper.name)
+
+
+def _merge_facts(into: Facts, helper: Facts, passed: dict[str, str], prefix: str) -> None:
+    def rename(name: str) -> str:
+        return passed.get(name, f"{prefix}.{name}")
+
+    for var, bounds in helper.loops.items():
+        into.loops.setdefault(rename(var), set()).update(rename(b) for b in bounds)
+    for arr, dims, prods in helper.subscripts:
+        into.subscripts.append((rename(arr), [{rename(i) for i in d} for d in dims],
+                                [(rename(a), rename(b)) for a, b in prods]))
+    into.writes |= {passed[w] for w in helper.writes if w in passed}
+    into.shape_refs |= {passed[w] for w in helper.shape_refs if w in passed}
+    into.idents |= {passed[w] for w in helper.idents if w in passed}
 
 
 def _py_item(node: ts.Node, raw: bytes) -> Item:
