@@ -26,6 +26,7 @@ import ast
 import re
 import textwrap
 
+from hpceval.analysis.pyparse import parse_python as parse_ast
 from hpceval.bind.adapt.common import Field, Group, Record
 from hpceval.bind.parse import SFunction, SParam, parse_python
 
@@ -37,7 +38,7 @@ class PythonRecords:
 
     def records(self, code: str) -> dict[str, Record]:
         try:
-            tree = ast.parse(code)
+            tree = parse_ast(code)
         except (SyntaxError, ValueError):
             return {}
         out: dict[str, Record] = {}
@@ -60,7 +61,7 @@ class PythonRecords:
 
     def flat_source(self, fn: SFunction, groups: list[Group], rewrite) -> str:
         try:
-            node = ast.parse(textwrap.dedent(fn.text)).body[0]
+            node = parse_ast(textwrap.dedent(fn.text)).body[0]
         except (SyntaxError, ValueError, IndexError):
             return fn.text
         if not isinstance(node, ast.FunctionDef):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter as ts
 
+from hpceval.analysis.pyparse import parse_python as parse_ast
 from hpceval.bind.parse.common import (
     Facts,
     Item,
@@ -244,7 +245,7 @@ def _inherit_helper_facts(code: str, functions: list[SFunction]) -> None:
     its own locals kept apart (`_gemm_kernel.i`). The mapping then reads what the function's data goes through,
     as if the helper were written inline; a call whose argument is an expression passes nothing for that one."""
     try:
-        tree = ast.parse(code)
+        tree = parse_ast(code)
     except (SyntaxError, ValueError):
         return
     by_name = {f.name: f for f in functions}
