@@ -333,7 +333,11 @@ class Evaluator:
             adjust = toolchain.job_adjustments(spec, model, code)
             env = {**toolchain.env(model), **(adjust.env if adjust else {})}
             run = self._runner(toolchain)
-            result = build_with_standards(toolchain, steps, lambda step: run(step, workdir, env, self.build_limits)).result
+            # the job's own adjustments (a GPU job's address space and threads): a Python unit's import runs its
+            # module-level code, and `import pycuda.autoinit` under a CPU job's RLIMIT_AS fails in cuInit ("out of
+            # memory"), the environment's failure, which was charged to the suggestion as a build_error
+            limits = adjusted_limits(self.build_limits, adjust)
+            result = build_with_standards(toolchain, steps, lambda step: run(step, workdir, env, limits)).result
         except SandboxError:
             return Alone(None)  # the sandbox failed, not the code: decide as without a compiler
         finally:

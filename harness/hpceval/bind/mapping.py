@@ -239,7 +239,9 @@ def _used_as(p: SParam, r: Role, fn: SFunction, lang: str) -> bool:
 
 # Python: a name the body uses as an array (`v.reshape(...)`, `v[:]`, `A @ v`, `np.dot(v, w)`)
 PY_ARRAY_USE = (r"(?<![\w.]){p}\s*(?:\.\s*(?:reshape|ravel|flatten|shape|size|dot|T|astype|copy|fill|sum)\b|\[|@)"
-                r"|@\s*{p}\b|\bn(?:p|umpy)\.\w+\(\s*{p}\b")
+                r"|@\s*{p}\b|\bn(?:p|umpy)\.(?:dot|vdot|matmul|inner|outer|einsum|tensordot|sum|asarray|"
+                r"ascontiguousarray|copyto|add|subtract|multiply|divide|ravel|reshape|transpose|zeros_like|empty_like|"
+                r"ones_like|full_like|linalg\.\w+)\(\s*(?:[^()]*,\s*)?{p}\b")  # not np.int32(n): a scalar
 # Python: a size the body shapes an array with (`vals.reshape(nr, nc)`, `np.zeros((nr,))`, `np.empty(nr)`)
 PY_SHAPED_BY = (r"(?:\.reshape|\b(?:zeros|empty|ones|full)(?:_like)?)\s*\((?:[^()]|\([^()]*\))*?(?<![\w.]){p}\b(?!\s*[.(\[])")
 
