@@ -227,6 +227,9 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
     mentions = _mentions(found)
     pointers = set() if fortran else _c_pointers(code)
     parameters = _parameters(code, fortran)
+    # functions called inside a data region of the suggestion's own that moves data: their `present` arrays are
+    # the region's arrays under other names; elsewhere `present` asserts a mapping nothing in the suggestion makes
+    mapped_callees = _called_in_data_regions(code, found)
     for d in (d for d in found if d.is_compute):
         region = code[d.start:d.end]
         if fortran:
@@ -254,13 +257,35 @@ def data_mapping_problem(code: str, lang: Language) -> str | None:
                         f"on a GPU its values would never be copied to the device")
         for name in sorted(written & parameters):
             kinds = mentions.get(name)
-            if kinds is None or kinds & DEVICE_POINTER_CLAUSES or kinds == {"present"}:
-                continue  # `present` alone: mapped by the caller (a helper inside the caller's data region)
+            if kinds is None or kinds & DEVICE_POINTER_CLAUSES or (
+                    kinds == {"present"} and _enclosing_function(code, d.start, fortran) in mapped_callees):
+                continue  # `present` alone in a helper its caller calls inside a data region that moves data
             if not kinds & (FROM_TYPES | {"tofrom"}):
                 return (f"{_as_written(region, name)} is written inside an offload region but only mapped "
                         f"{'/'.join(sorted(kinds))}: "
                         f"on a GPU the result would never be copied back to the host")
     return None
+
+
+def _called_in_data_regions(code: str, found: list[Directive]) -> set[str]:
+    """The names called inside the regions of data directives (not compute ones) that move data to or from the
+    device (`acc data copy(u) copyout(unew)`, `omp target data map(tofrom: y)`)."""
+    names: set[str] = set()
+    for d in found:
+        moves = any(kinds & (FROM_TYPES | TO_TRANSFERS) for kinds in d.mentions.values())
+        if not d.is_compute and moves and d.end > d.start:
+            names |= {n.lower() for n in re.findall(r"\b(?:call\s+)?([A-Za-z_]\w*)\s*\(", code[d.start:d.end])}
+    return names
+
+
+def _enclosing_function(code: str, pos: int, fortran: bool) -> str:
+    """The name of the function or subroutine whose definition precedes position pos (lowercase), "" if none."""
+    pattern = (r"\b(?:subroutine|function)\s+(\w+)" if fortran
+               else r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{")
+    head = code[:pos] if fortran else re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", code[:pos], flags=re.MULTILINE)
+    found = [m.group(1) for m in re.finditer(pattern, head, re.IGNORECASE)]
+    found = [f for f in found if f.lower() not in ("if", "for", "while", "switch", "catch")]
+    return found[-1].lower() if found else ""
 
 
 def _mentions(found: list[Directive]) -> dict[str, set[str]]:
