@@ -222,6 +222,12 @@ void axpy(int n, double a, const double* x, double* y) {
   }
 }
 """, V.correct),
+    ("openacc-present-with-nothing-mapping-it", "axpy", "cpp-openacc", """
+void axpy(int n, double a, const double* x, double* y) {
+  #pragma acc parallel loop present(x[0:n], y[0:n])
+  for (int i = 0; i < n; ++i) y[i] += a * x[i];
+}
+""", V.wrong_result),
     ("sycl-host-accessor-sweep", "axpy", "cpp-sycl", """
 #include <sycl/sycl.hpp>
 
