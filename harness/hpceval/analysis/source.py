@@ -56,3 +56,20 @@ def usage_text(code: str, lang: Language) -> str:
         if alias != name.split(".")[-1]:  # bound under another name than its own
             clean = re.sub(rf"(?<![\w.]){re.escape(alias)}\b", name, clean)
     return clean
+
+
+def python_field(param: str, field: str) -> re.Pattern[str]:
+    """`param.field` read as a value (not a method call `param.field(...)`)."""
+    return re.compile(rf"(?<![\w.]){re.escape(param)}\s*\.\s*{re.escape(field)}\b(?!\s*\()")
+
+
+def python_fields_as_names(code: str, renames: dict[tuple[str, str], str]) -> str:
+    """Python source with each record field `param.field` read as the plain name renames[(param, field)]. A field the
+    code rebinds (`C.data = A.data @ B.data`) becomes a write of the name's elements (`C_data[...] = ...`): the
+    harness reads such a field back from the record after the call, so for every analysis it writes the output."""
+    for (param, field), name in renames.items():
+        code = re.sub(rf"^(\s*){re.escape(param)}\s*\.\s*{re.escape(field)}\s*=(?!=)", rf"\g<1>{name}[...] =",
+                      code, flags=re.MULTILINE)
+        code = python_field(param, field).sub(name, code)
+    return code
+

@@ -24,11 +24,11 @@ Code the parser cannot read, or a bound function it does not find, is left alone
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 
 from hpceval.analysis.jitted import ACCEL_ROOTS, Module, dotted, module_root, read_module
 from hpceval.analysis.pyparse import parse_python
+from hpceval.analysis.source import python_fields_as_names
 
 RANK = {"none": 0, "input": 1, "host": 2, "bulk": 3, "accel": 4}
 TO_DEVICE = {"asarray", "array", "to_device", "to_gpu", "to_gpu_async", "cuda", "to", "from_dlpack", "copy_to_device",
@@ -119,19 +119,14 @@ def host_writes_problem(code: str, function: str, outputs: set[str], inputs: set
 
 def _fields_as_names(code: str, outputs: set[str], inputs: set[str]) -> tuple[str, set[str], set[str]]:
     """Outputs and inputs that are fields of a record parameter (`C.data`, as the binding names them: bind.adapt.
-    python_records) read as plain names (`C__data`), so that `C.data[:] = ...` is a write of the output and
-    `A.data` a read of the input. A field the function rebinds (`C.data = A.data @ B.data`) is read back from the
-    record by the driver: a write of the output, as for the mapping."""
-    dotted = sorted((n for n in outputs | inputs if "." in n), key=len, reverse=True)
-    if not dotted:
+    python_records) read as plain names (`C__data`, analysis.source.python_fields_as_names), so that `C.data[:] =
+    ...` is a write of the output and `A.data` a read of the input."""
+    renames = {tuple(n.split(".", 1)): n.replace(".", "__") for n in outputs | inputs if "." in n}
+    if not renames:
         return code, outputs, inputs
-    flat = {n: n.replace(".", "__") for n in dotted}
-    for n in dotted:
-        param, field_name = (re.escape(x) for x in n.split(".", 1))
-        code = re.sub(rf"^(\s*){param}\s*\.\s*{field_name}\s*=(?!=)", rf"\g<1>{flat[n]}[...] =", code,
-                      flags=re.MULTILINE)
-        code = re.sub(rf"(?<![\w.]){param}\s*\.\s*{field_name}\b(?!\s*\()", flat[n], code)
-    return code, {flat.get(n, n) for n in outputs}, {flat.get(n, n) for n in inputs}
+    flat = {".".join(k): v for k, v in renames.items()}
+    return (python_fields_as_names(code, renames), {flat.get(n, n) for n in outputs},
+            {flat.get(n, n) for n in inputs})
 
 
 class _Function:

@@ -264,8 +264,8 @@ class CppRecords:
             if f.name in outputs and f.container:
                 if f.settable:
                     member = f".{f.name}"
-                elif [a for a in f.accessors if a not in f.elements]:
-                    member = f".{[a for a in f.accessors if a not in f.elements][0]}()"  # private: its accessor
+                elif whole := [a for a in f.accessors if a not in f.elements]:
+                    member = f".{whole[0]}()"  # private: its accessor (one that returns the member itself)
                 else:
                     member = private_member(glue, rec.name, f)
                 glue.teardown.insert(0, f"hpceval_assign({args[f.name]}, {var}{member});")
@@ -345,12 +345,11 @@ def _accessor(fn: ts.Node) -> tuple[str, str, bool] | None:
     if plist is None or any(p.type != "comment" and text_of(p).strip() != "void" for p in plist.named_children):
         return None
     # `return member;`, or the member's elements (`return data_.data();`, `&data_[0]`): the same storage
-    m = re.fullmatch(r"\{\s*return\s+&?\s*(?:this\s*->\s*|\(\s*\*this\s*\)\s*\.\s*)?(\w+)"
-                     r"(?:\s*\.\s*data\s*\(\s*\)|\s*\[\s*0\s*\])?\s*;\s*\}",
+    m = re.fullmatch(r"\{\s*return\s+(?P<address>&)?\s*(?:this\s*->\s*|\(\s*\*this\s*\)\s*\.\s*)?(?P<member>\w+)"
+                     r"(?P<elements>\s*\.\s*data\s*\(\s*\)|\s*\[\s*0\s*\])?\s*;\s*\}",
                      text_of(fn.child_by_field_name("body")))
     name = _declared_name(d)
-    return (name, m.group(1), m.group(0) != re.sub(r"\.\s*data\s*\(\s*\)|\[\s*0\s*\]|&", "", m.group(0))) \
-        if m and name else None
+    return (name, m["member"], bool(m["address"] or m["elements"])) if m and name else None
 
 
 # an initialiser that hands one argument on: `(p)`, `{p}`, `(std::move(p))`, `(std::forward<T>(p))`

@@ -27,6 +27,7 @@ import re
 import textwrap
 
 from hpceval.analysis.pyparse import parse_python as parse_ast
+from hpceval.analysis.source import python_field, python_fields_as_names
 from hpceval.bind.adapt.common import Field, Group, Record
 from hpceval.bind.parse import SFunction, SParam, parse_python
 
@@ -57,7 +58,7 @@ class PythonRecords:
         return found[0] if len(found) == 1 else None
 
     def member(self, param: str, f: Field) -> re.Pattern[str]:
-        return re.compile(rf"(?<![\w.]){re.escape(param)}\s*\.\s*{re.escape(f.name)}\b(?!\s*\()")
+        return python_field(param, f.name)
 
     def flat_source(self, fn: SFunction, groups: list[Group], rewrite) -> str:
         try:
@@ -90,13 +91,11 @@ class PythonRecords:
         body = "\n".join(lines[node.body[0].lineno - 1:node.end_lineno])
         if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
             body = "\n".join(lines[node.body[0].end_lineno:node.end_lineno]) or "    pass"
-        for g in groups:  # a field the function rebinds is read back from the record: for the mapping, a write
-            # the record handed back (`return C`): its output fields are read back from it either way
+        for g in groups:  # the record handed back (`return C`): its output fields are read back from it either way
             body = re.sub(rf"^(\s*)return\s+{re.escape(g.param.name)}\s*$", r"\g<1>return", body, flags=re.MULTILINE)
-            for f in g.record.fields:
-                body = re.sub(rf"^(\s*){re.escape(g.param.name)}\s*\.\s*{re.escape(f.name)}\s*=(?!=)",
-                              rf"\g<1>{g.flat[f.name]}[...] =", body, flags=re.MULTILINE)
-        return head + "\n" + rewrite(body)
+        # the fields as their flat names, a rebound field as a write (the `rewrite` of adapt.common, plus that)
+        return head + "\n" + python_fields_as_names(
+            body, {(g.param.name, f.name): g.flat[f.name] for g in groups for f in g.record.fields})
 
     def parse_flat(self, code: str, flat_source: str, name: str) -> SFunction | None:
         from hpceval.bind.adapt.python import infer_parameter_types
